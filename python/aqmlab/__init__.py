@@ -1,0 +1,1 @@
+"""aqmlab: design, tune and defend Active Queue Management schemes."""
