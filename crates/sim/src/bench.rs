@@ -1,0 +1,138 @@
+//! Named benchmark scenarios and their measurement: events per second, delivered packets per
+//! wall-second and peak memory. Used by `cargo bench -p aqmlab-sim` and `aqmlab bench`.
+
+use std::time::Instant;
+
+use aqm::time::{NS_PER_MS, NS_PER_SEC};
+use aqm::{QdiscConfig, QueueLimit};
+use serde::Serialize;
+
+use crate::config::{AccessConfig, BottleneckConfig, Dist, FlowGroup, RateStep, SimConfig, TcpConfig, TraceConfig, Transport};
+use crate::world::Simulation;
+
+/// RFC 6298-style NewReno defaults with a 200 ms minimum RTO (as Linux and ns-2).
+pub fn default_tcp() -> TcpConfig {
+    TcpConfig {
+        cc: "newreno".into(),
+        initial_cwnd: 2,
+        rwnd: 1 << 20,
+        min_rto_ns: 200 * NS_PER_MS,
+        initial_rto_ns: NS_PER_SEC,
+        max_rto_ns: 60 * NS_PER_SEC,
+        clock_granularity_ns: NS_PER_MS,
+        dupack_threshold: 3,
+        transfer_bytes: None,
+    }
+}
+
+/// All traces off.
+pub fn no_traces() -> TraceConfig {
+    TraceConfig { interval_ns: 10 * NS_PER_MS, queue: false, sojourn: false, sojourn_every: 1, flow_bytes: false, drops: false, probe: false, tcp: false }
+}
+
+/// A dumbbell of `n` bulk TCP flows with base RTT `rtt_ns` (bottleneck delay 1/4 of it, the
+/// rest on the sender access links), a DropTail bottleneck and an uncongested reverse path.
+pub fn tcp_dumbbell(n: u32, rate_bps: u64, rtt_ns: u64, limit: QueueLimit, duration_ns: u64) -> SimConfig {
+    let d = rtt_ns / 4;
+    SimConfig {
+        seed: 1,
+        duration_ns,
+        warmup_ns: 0,
+        bottleneck: BottleneckConfig {
+            rate_bps,
+            delay_ns: d,
+            mtu: 1500,
+            queue: QdiscConfig::DropTail { limit },
+            reverse_queue: QdiscConfig::DropTail { limit: QueueLimit::Packets(100_000) },
+            rate_schedule: vec![],
+        },
+        access: AccessConfig { rate_bps: None, queue: QdiscConfig::DropTail { limit: QueueLimit::Packets(1000) } },
+        flows: vec![FlowGroup {
+            name: "tcp".into(),
+            count: n,
+            transport: Transport::Tcp(default_tcp()),
+            access_delay_ns: Dist::Fixed(rtt_ns / 2 - d),
+            receiver_delay_ns: 0,
+            start_ns: Dist::Uniform { lo: 0, hi: NS_PER_SEC },
+            stop_ns: None,
+            packet_size: 1000,
+        }],
+        traces: no_traces(),
+    }
+}
+
+pub const NAMES: [&str; 3] = ["tcp5-10M-100s", "tcp100-100M-150s-change", "tcp10-1G-10s"];
+
+/// The named scenarios of the foundation issue.
+pub fn scenario(name: &str) -> Option<SimConfig> {
+    let s = NS_PER_SEC;
+    let ms = NS_PER_MS;
+    match name {
+        // 5 bulk flows, 10 Mb/s, 100 ms RTT, buffer of one BDP (125 packets).
+        "tcp5-10M-100s" => Some(tcp_dumbbell(5, 10_000_000, 100 * ms, QueueLimit::Packets(125), 100 * s)),
+        // PIE paper Fig. 7 load: 100 flows, 100 -> 20 -> 100 Mb/s at 50 s and 100 s, 2 MB buffer.
+        "tcp100-100M-150s-change" => {
+            let mut c = tcp_dumbbell(100, 100_000_000, 100 * ms, QueueLimit::Bytes(2_000_000), 150 * s);
+            c.bottleneck.rate_schedule = vec![
+                RateStep { at_ns: 50 * s, rate_bps: 20_000_000 },
+                RateStep { at_ns: 100 * s, rate_bps: 100_000_000 },
+            ];
+            Some(c)
+        }
+        // 10 flows at 1 Gb/s, 10 s, 1 BDP of buffer (12 500 packets at 100 ms).
+        "tcp10-1G-10s" => Some(tcp_dumbbell(10, 1_000_000_000, 100 * ms, QueueLimit::Packets(12_500), 10 * s)),
+        _ => None,
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchResult {
+    pub scenario: String,
+    pub simulated_s: f64,
+    pub wall_s: f64,
+    pub events: u64,
+    pub delivered_packets: u64,
+    pub events_per_s: f64,
+    pub packets_per_s: f64,
+    /// Peak resident memory of the process (VmHWM), in MiB; 0 where /proc is unavailable.
+    pub peak_rss_mib: f64,
+    /// Most packets in the network at once (arena slots).
+    pub arena_slots: usize,
+}
+
+/// Peak resident set size of this process, from /proc/self/status.
+pub fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Runs `cfg` to the end and measures it.
+pub fn measure(name: &str, cfg: SimConfig) -> Result<BenchResult, String> {
+    let t0 = Instant::now();
+    let mut sim = Simulation::new(cfg)?;
+    sim.run();
+    let wall = t0.elapsed().as_secs_f64();
+    Ok(BenchResult {
+        scenario: name.to_string(),
+        simulated_s: sim.now() as f64 / NS_PER_SEC as f64,
+        wall_s: wall,
+        events: sim.events(),
+        delivered_packets: sim.delivered_packets,
+        events_per_s: sim.events() as f64 / wall,
+        packets_per_s: sim.delivered_packets as f64 / wall,
+        peak_rss_mib: peak_rss_mib(),
+        arena_slots: sim.arena_capacity(),
+    })
+}
+
+/// Runs the named scenario, optionally cut to a fraction of its duration (for the
+/// memory-growth check: peak memory at half and full length should match).
+pub fn run_named(name: &str, fraction: f64) -> Result<BenchResult, String> {
+    let mut cfg = scenario(name).ok_or_else(|| format!("unknown benchmark scenario '{name}' (known: {})", NAMES.join(", ")))?;
+    cfg.duration_ns = (cfg.duration_ns as f64 * fraction) as u64;
+    measure(name, cfg)
+}

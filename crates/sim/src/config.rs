@@ -1,0 +1,235 @@
+//! The fully resolved scenario the simulator runs: integers in nanoseconds, bits per second
+//! and bytes. User-facing parsing ("10Mbps", "20ms") and defaults live in the Python front end,
+//! which writes this form; unknown fields are still rejected here.
+
+use aqm::{Nanos, QdiscConfig};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    /// Seed of the run; every component derives its own stream from it.
+    pub seed: u64,
+    /// The run stops at this simulated time.
+    pub duration_ns: Nanos,
+    /// Metrics (utilization, throughput, delay statistics) ignore what happens before this time.
+    pub warmup_ns: Nanos,
+    pub bottleneck: BottleneckConfig,
+    pub access: AccessConfig,
+    pub flows: Vec<FlowGroup>,
+    pub traces: TraceConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BottleneckConfig {
+    pub rate_bps: u64,
+    /// One-way propagation delay of the bottleneck link.
+    pub delay_ns: Nanos,
+    /// Largest packet on the link, in bytes (some AQMs use it).
+    pub mtu: u32,
+    /// The discipline of the forward (data) direction: the AQM under study.
+    pub queue: QdiscConfig,
+    /// The discipline of the reverse (ACK) direction.
+    pub reverse_queue: QdiscConfig,
+    /// Capacity changes, in time order, applied to both directions.
+    pub rate_schedule: Vec<RateStep>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateStep {
+    pub at_ns: Nanos,
+    pub rate_bps: u64,
+}
+
+/// The links between hosts and routers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessConfig {
+    /// Access link rate; `None` makes access links pure propagation delays (no serialization,
+    /// no queue), the usual idealisation of a dumbbell whose only constraint is the bottleneck.
+    pub rate_bps: Option<u64>,
+    /// The discipline of rate-limited access links.
+    pub queue: QdiscConfig,
+}
+
+/// A random or fixed quantity, drawn once per flow from that flow's own stream.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Dist {
+    Fixed(u64),
+    /// Uniform over [lo, hi].
+    Uniform { lo: u64, hi: u64 },
+    /// One value per flow of the group, in order.
+    Each(Vec<u64>),
+}
+
+/// A group of identical flows (same transport, same schedule).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    pub name: String,
+    pub count: u32,
+    pub transport: Transport,
+    /// One-way delay of each sender's access link (both directions), in ns.
+    pub access_delay_ns: Dist,
+    /// One-way delay of each receiver's access link (both directions), in ns.
+    pub receiver_delay_ns: Nanos,
+    /// Start time of each flow, in ns.
+    pub start_ns: Dist,
+    /// Time the group's flows stop sending (they leave the experiment), if any.
+    pub stop_ns: Option<Nanos>,
+    /// Size of a full data packet on the wire, in bytes (headers included).
+    pub packet_size: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Transport {
+    Tcp(TcpConfig),
+    Udp(UdpConfig),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpConfig {
+    /// Congestion control; "newreno" is the one implemented by the foundation.
+    pub cc: String,
+    /// Initial congestion window, in segments.
+    pub initial_cwnd: u32,
+    /// Receiver window, in segments (caps the flight size).
+    pub rwnd: u32,
+    /// RFC 6298 lower bound on the RTO.
+    pub min_rto_ns: Nanos,
+    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
+    pub initial_rto_ns: Nanos,
+    pub max_rto_ns: Nanos,
+    /// Clock granularity G of RFC 6298 §2.
+    pub clock_granularity_ns: Nanos,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    pub dupack_threshold: u32,
+    /// Bytes of payload to transfer; `None` for a bulk (unlimited) flow.
+    pub transfer_bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UdpConfig {
+    /// Constant bit rate on the wire.
+    pub rate_bps: u64,
+}
+
+/// What to record. Every trace is off unless asked for, and costs nothing when off.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceConfig {
+    /// Sampling interval of the periodic traces (queue, flow bytes, probe, tcp).
+    pub interval_ns: Nanos,
+    /// Bottleneck backlog and queue delay every interval.
+    pub queue: bool,
+    /// Per-packet bottleneck sojourn times.
+    pub sojourn: bool,
+    /// Record every n-th departure's sojourn (1 = all).
+    pub sojourn_every: u32,
+    /// Per-flow delivered bytes per interval.
+    pub flow_bytes: bool,
+    /// Every drop and ECN mark, with time, flow and reason.
+    pub drops: bool,
+    /// The bottleneck AQM's internal variables every interval.
+    pub probe: bool,
+    /// Per-flow TCP state (cwnd, ssthresh, srtt) every interval.
+    pub tcp: bool,
+}
+
+impl TraceConfig {
+    /// Whether any periodic trace needs the sampling timer.
+    pub fn any_periodic(&self) -> bool {
+        self.queue || self.flow_bytes || self.probe || self.tcp
+    }
+}
+
+impl SimConfig {
+    /// Checks what serde cannot: ranges and consistency. Errors name the field.
+    pub fn validate(&self) -> Result<(), String> {
+        let b = &self.bottleneck;
+        if b.rate_bps == 0 {
+            return Err("bottleneck.rate_bps: must be > 0".into());
+        }
+        if self.duration_ns == 0 {
+            return Err("duration_ns: must be > 0".into());
+        }
+        if self.warmup_ns >= self.duration_ns {
+            return Err("warmup_ns: must be below duration_ns".into());
+        }
+        let mut last = 0;
+        for (i, s) in b.rate_schedule.iter().enumerate() {
+            if s.rate_bps == 0 {
+                return Err(format!("bottleneck.rate_schedule[{i}].rate_bps: must be > 0"));
+            }
+            if s.at_ns < last {
+                return Err(format!("bottleneck.rate_schedule[{i}].at_ns: steps must be in time order"));
+            }
+            last = s.at_ns;
+        }
+        if self.access.rate_bps == Some(0) {
+            return Err("access.rate_bps: must be > 0 (or absent for no serialization)".into());
+        }
+        if self.traces.interval_ns == 0 || self.traces.sojourn_every == 0 {
+            return Err("traces: interval_ns and sojourn_every must be > 0".into());
+        }
+        for (i, g) in self.flows.iter().enumerate() {
+            g.validate().map_err(|e| format!("flows[{i}].{e}"))?;
+            if g.packet_size > b.mtu {
+                return Err(format!("flows[{i}].packet_size: {} exceeds bottleneck.mtu {}", g.packet_size, b.mtu));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn total_flows(&self) -> usize {
+        self.flows.iter().map(|g| g.count as usize).sum()
+    }
+}
+
+impl FlowGroup {
+    fn validate(&self) -> Result<(), String> {
+        if self.count == 0 {
+            return Err("count: must be >= 1".into());
+        }
+        if self.packet_size < crate::net::HEADER_BYTES + 1 {
+            return Err(format!("packet_size: must exceed the {}-byte header", crate::net::HEADER_BYTES));
+        }
+        for (name, d) in [("access_delay_ns", &self.access_delay_ns), ("start_ns", &self.start_ns)] {
+            match d {
+                Dist::Uniform { lo, hi } if lo > hi => return Err(format!("{name}: lo must be <= hi")),
+                Dist::Each(v) if v.len() != self.count as usize => {
+                    return Err(format!("{name}: {} values given for {} flows", v.len(), self.count))
+                }
+                _ => {}
+            }
+        }
+        match &self.transport {
+            Transport::Tcp(t) => {
+                if t.cc != "newreno" {
+                    return Err(format!("transport.cc: unknown congestion control '{}' (accepted: newreno)", t.cc));
+                }
+                if t.initial_cwnd == 0 || t.rwnd == 0 || t.dupack_threshold == 0 {
+                    return Err("transport: initial_cwnd, rwnd and dupack_threshold must be >= 1".into());
+                }
+                if t.min_rto_ns == 0 || t.min_rto_ns > t.max_rto_ns {
+                    return Err("transport.min_rto_ns: must be in (0, max_rto_ns]".into());
+                }
+                if t.transfer_bytes == Some(0) {
+                    return Err("transport.transfer_bytes: must be > 0".into());
+                }
+            }
+            Transport::Udp(u) => {
+                if u.rate_bps == 0 {
+                    return Err("transport.rate_bps: must be > 0".into());
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,181 @@
+//! The numbers a run is judged by: queue delay statistics, utilization, per-flow throughput,
+//! fairness, drop and mark rates. Computed over the measured window [warm-up, end].
+
+use aqm::time::to_secs;
+use aqm::Nanos;
+use serde::Serialize;
+
+use crate::config::BottleneckConfig;
+use crate::flow::FlowStats;
+use crate::world::Simulation;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSummary {
+    pub group: u32,
+    pub tcp: bool,
+    pub start_s: f64,
+    pub rtt_base_s: f64,
+    /// Wire throughput at the receiver over the flow's active part of the measured window.
+    pub throughput_bps: f64,
+    /// Payload bytes delivered in order, over the whole run.
+    pub goodput_bytes: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    /// Time from start to the last ACK of a finite transfer.
+    pub completion_s: Option<f64>,
+    #[serde(flatten)]
+    pub counts: FlowStats,
+    /// Data packets sent but neither delivered nor dropped when the run ended.
+    pub in_flight: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub time_s: f64,
+    pub measured_s: f64,
+    pub events: u64,
+    /// Bits sent on the bottleneck over the bits its (possibly changing) capacity allowed.
+    pub utilization: f64,
+    pub bottleneck_bytes: u64,
+    pub qdelay_mean_s: f64,
+    pub qdelay_p50_s: f64,
+    pub qdelay_p90_s: f64,
+    pub qdelay_p95_s: f64,
+    pub qdelay_p99_s: f64,
+    pub qdelay_max_s: f64,
+    pub departures_measured: u64,
+    /// Jain's index over the throughputs of the flows active in the measured window.
+    pub jain_index: f64,
+    pub sent: u64,
+    pub dropped: u64,
+    pub marked: u64,
+    pub drop_rate: f64,
+    pub mark_rate: f64,
+    pub flows: Vec<FlowSummary>,
+}
+
+/// Bits the bottleneck could carry in [from, to], following its rate schedule.
+pub fn capacity_bits(b: &BottleneckConfig, from: Nanos, to: Nanos) -> f64 {
+    let mut bits = 0.0;
+    let mut rate = b.rate_bps as f64;
+    let mut t = from;
+    for step in &b.rate_schedule {
+        if step.at_ns > t {
+            let until = step.at_ns.min(to);
+            if until > t {
+                bits += rate * to_secs(until - t);
+                t = until;
+            }
+        }
+        if step.at_ns <= t {
+            rate = step.rate_bps as f64;
+        }
+    }
+    if to > t {
+        bits += rate * to_secs(to - t);
+    }
+    bits
+}
+
+/// Jain's fairness index (Σx)² / (n Σx²); 1 for equal shares, 1/n when one takes all.
+pub fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if x.is_empty() || s2 == 0.0 { 1.0 } else { s * s / (x.len() as f64 * s2) }
+}
+
+impl Simulation {
+    pub fn summary(&self) -> Summary {
+        let end = self.now();
+        let warm = self.cfg.warmup_ns.min(end);
+        let measured = end - warm;
+        let bl = &self.links[self.bottleneck as usize];
+        let cap = capacity_bits(&self.cfg.bottleneck, warm, end);
+        let h = &self.delay_hist;
+        let mut flows = Vec::with_capacity(self.flows.len());
+        let mut active = Vec::new();
+        for f in &self.flows {
+            let from = f.start_ns.max(warm);
+            let to = f.stop_ns.unwrap_or(end).min(end);
+            let dur = to.saturating_sub(from);
+            let tput = if dur > 0 { f.stats.bytes_measured as f64 * 8.0 / to_secs(dur) } else { 0.0 };
+            if dur > 0 {
+                active.push(tput);
+            }
+            let (retransmits, timeouts) = match &f.endpoint {
+                crate::flow::Endpoint::Tcp { tx, .. } => (tx.retransmits, tx.timeouts),
+                crate::flow::Endpoint::Udp(_) => (0, 0),
+            };
+            let d = self.cfg.bottleneck.delay_ns + f.access_delay_ns + f.receiver_delay_ns;
+            flows.push(FlowSummary {
+                group: f.group,
+                tcp: f.is_tcp(),
+                start_s: to_secs(f.start_ns),
+                rtt_base_s: to_secs(2 * d),
+                throughput_bps: tput,
+                goodput_bytes: f.goodput_bytes(),
+                retransmits,
+                timeouts,
+                completion_s: f.completed_ns.map(|c| to_secs(c - f.start_ns)),
+                counts: f.stats.clone(),
+                in_flight: f.stats.sent - f.stats.delivered - f.stats.dropped,
+            });
+        }
+        let sent: u64 = self.flows.iter().map(|f| f.stats.sent).sum();
+        let dropped: u64 = self.flows.iter().map(|f| f.stats.dropped).sum();
+        let marked: u64 = self.flows.iter().map(|f| f.stats.marked).sum();
+        let ratio = |a: u64| if sent == 0 { 0.0 } else { a as f64 / sent as f64 };
+        Summary {
+            time_s: to_secs(end),
+            measured_s: to_secs(measured),
+            events: self.events(),
+            utilization: if cap > 0.0 { bl.tx_bytes_measured as f64 * 8.0 / cap } else { 0.0 },
+            bottleneck_bytes: bl.tx_bytes_measured,
+            qdelay_mean_s: h.mean() * 1e-9,
+            qdelay_p50_s: h.quantile(0.5) * 1e-9,
+            qdelay_p90_s: h.quantile(0.9) * 1e-9,
+            qdelay_p95_s: h.quantile(0.95) * 1e-9,
+            qdelay_p99_s: h.quantile(0.99) * 1e-9,
+            qdelay_max_s: h.max_ns as f64 * 1e-9,
+            departures_measured: h.n,
+            jain_index: jain(&active),
+            sent,
+            dropped,
+            marked,
+            drop_rate: ratio(dropped),
+            mark_rate: ratio(marked),
+            flows,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RateStep;
+    use aqm::{QdiscConfig, QueueLimit};
+
+    #[test]
+    fn capacity_follows_schedule() {
+        let q = QdiscConfig::DropTail { limit: QueueLimit::Packets(10) };
+        let s = 1_000_000_000;
+        let b = BottleneckConfig {
+            rate_bps: 100_000_000,
+            delay_ns: 0,
+            mtu: 1500,
+            queue: q.clone(),
+            reverse_queue: q,
+            rate_schedule: vec![RateStep { at_ns: 50 * s, rate_bps: 20_000_000 }, RateStep { at_ns: 100 * s, rate_bps: 100_000_000 }],
+        };
+        // 100 Mb/s·40 s + 20 Mb/s·50 s + 100 Mb/s·50 s from 10 s to 150 s.
+        assert_eq!(capacity_bits(&b, 10 * s, 150 * s), 4e9 + 1e9 + 5e9);
+        assert_eq!(capacity_bits(&b, 60 * s, 70 * s), 2e8);
+        assert_eq!(capacity_bits(&b, 0, 50 * s), 5e9);
+    }
+
+    #[test]
+    fn jain_bounds() {
+        assert_eq!(jain(&[2.0, 2.0, 2.0]), 1.0);
+        assert_eq!(jain(&[4.0, 0.0, 0.0, 0.0]), 0.25);
+    }
+}

@@ -1,0 +1,524 @@
+//! The simulation: state, event dispatch and the packet path.
+//!
+//! A data packet costs about five events on the dumbbell with ideal access links: arrival at
+//! the bottleneck, the end of its serialization (only while a queue is waiting), arrival at
+//! the receiver, the ACK's arrival at the reverse bottleneck, and its arrival at the sender.
+//! Pure-delay hops are folded into the next arrival, and a link schedules `TxDone` only when a
+//! packet is waiting behind the one it sends.
+
+use aqm::{Action, ActionKind, DropReason, Ecn, Nanos, Pkt, QueueDisc, Rng};
+
+use crate::config::{Dist, SimConfig, Transport};
+use crate::engine::Scheduler;
+use crate::flow::{Endpoint, Flow, FlowStats};
+use crate::net::dumbbell::{self, FLOW_STREAM_BASE};
+use crate::net::{Arena, Dir, Kind, Link, LinkId, Packet};
+use crate::tcp::{Segment, TcpReceiver, TcpSender};
+use crate::trace::{DelayHistogram, Traces, EVENT_DROP_DEQUEUE, EVENT_DROP_EARLY, EVENT_DROP_OVERFLOW, EVENT_MARK};
+use crate::udp::UdpSource;
+
+/// Everything that can happen, dispatched by `match`.
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// Packet `pkt` reaches hop `hop` of its route (or its destination).
+    Arrive { pkt: u32 },
+    /// The link finished serializing and a packet is waiting.
+    TxDone { link: LinkId },
+    /// The periodic update of a link's discipline is due.
+    QdiscUpdate { link: LinkId },
+    /// Step `step` of the bottleneck's rate schedule takes effect.
+    RateChange { step: u32 },
+    FlowStart { flow: u32 },
+    FlowStop { flow: u32 },
+    /// A flow's retransmission timer; stale when `gen` is not the flow's current one.
+    Rto { flow: u32, gen: u32 },
+    UdpSend { flow: u32 },
+    /// Record the periodic traces.
+    Sample,
+}
+
+pub struct Simulation {
+    pub cfg: SimConfig,
+    sched: Scheduler<Event>,
+    arena: Arena,
+    pub links: Vec<Link>,
+    routes: Vec<Vec<LinkId>>,
+    pub bottleneck: LinkId,
+    reverse_bottleneck: LinkId,
+    pub flows: Vec<Flow>,
+    /// Scratch buffers reused on the per-packet path (no allocation per packet).
+    actions: Vec<Action>,
+    segments: Vec<Segment>,
+    /// Bottleneck sojourn times of departures at or after the warm-up.
+    pub delay_hist: DelayHistogram,
+    last_sojourn_ns: u64,
+    departures: u64,
+    pub traces: Traces,
+    flow_bytes_since_sample: Vec<u64>,
+    probe_buf: Vec<f64>,
+    /// Data packets delivered to receivers (the benchmark's packet count).
+    pub delivered_packets: u64,
+}
+
+fn draw(d: &Dist, i: usize, rng: &mut Rng) -> u64 {
+    match d {
+        Dist::Fixed(v) => *v,
+        Dist::Uniform { lo, hi } => *lo + (rng.uniform() * (*hi - *lo) as f64).round() as u64,
+        Dist::Each(v) => v[i],
+    }
+}
+
+impl Simulation {
+    pub fn new(cfg: SimConfig) -> Result<Self, String> {
+        cfg.validate()?;
+        let mut flows = Vec::with_capacity(cfg.total_flows());
+        for (g, group) in cfg.flows.iter().enumerate() {
+            for i in 0..group.count as usize {
+                let id = flows.len() as u64;
+                // Each flow draws from its own stream, so adding a flow changes no other flow.
+                let mut rng = Rng::stream(cfg.seed, FLOW_STREAM_BASE + id);
+                let access_delay_ns = draw(&group.access_delay_ns, i, &mut rng);
+                let start_ns = draw(&group.start_ns, i, &mut rng);
+                let payload = group.packet_size - crate::net::HEADER_BYTES;
+                let (endpoint, transfer_bytes) = match &group.transport {
+                    Transport::Tcp(t) => {
+                        let total = Flow::total_segments(payload, t.transfer_bytes);
+                        (Endpoint::Tcp { tx: TcpSender::new(t, total), rx: TcpReceiver::default() }, t.transfer_bytes)
+                    }
+                    Transport::Udp(u) => (Endpoint::Udp(UdpSource::new(u.rate_bps, group.packet_size)), None),
+                };
+                flows.push(Flow {
+                    group: g as u32,
+                    start_ns,
+                    stop_ns: group.stop_ns,
+                    access_delay_ns,
+                    receiver_delay_ns: group.receiver_delay_ns,
+                    packet_size: group.packet_size,
+                    transfer_bytes,
+                    endpoint,
+                    stats: FlowStats::default(),
+                    completed_ns: None,
+                    timer_gen: 0,
+                    timer_at: None,
+                });
+            }
+        }
+        let delays: Vec<u64> = flows.iter().map(|f| f.access_delay_ns).collect();
+        let rdelays: Vec<u64> = flows.iter().map(|f| f.receiver_delay_ns).collect();
+        let topo = dumbbell::build(&cfg, &delays, &rdelays);
+        let mut sim = Simulation {
+            sched: Scheduler::default(),
+            arena: Arena::default(),
+            links: topo.links,
+            routes: topo.routes,
+            bottleneck: topo.bottleneck,
+            reverse_bottleneck: topo.reverse_bottleneck,
+            flow_bytes_since_sample: vec![0; flows.len()],
+            flows,
+            actions: Vec::with_capacity(16),
+            segments: Vec::with_capacity(64),
+            delay_hist: DelayHistogram::default(),
+            last_sojourn_ns: 0,
+            departures: 0,
+            traces: Traces::default(),
+            probe_buf: Vec::new(),
+            delivered_packets: 0,
+            cfg,
+        };
+        sim.schedule_initial();
+        Ok(sim)
+    }
+
+    fn schedule_initial(&mut self) {
+        for f in 0..self.flows.len() {
+            let flow = &self.flows[f];
+            self.sched.at(flow.start_ns, Event::FlowStart { flow: f as u32 });
+            if let Some(stop) = flow.stop_ns {
+                self.sched.at(stop, Event::FlowStop { flow: f as u32 });
+            }
+        }
+        for (i, step) in self.cfg.bottleneck.rate_schedule.iter().enumerate() {
+            self.sched.at(step.at_ns, Event::RateChange { step: i as u32 });
+        }
+        for l in 0..self.links.len() {
+            if let Some(t) = self.links[l].qdisc.as_ref().and_then(|q| q.next_update_at()) {
+                self.sched.at(t, Event::QdiscUpdate { link: l as LinkId });
+            }
+        }
+        if self.cfg.traces.any_periodic() || self.cfg.traces.sojourn || self.cfg.traces.drops {
+            self.traces.cfg = Some(self.cfg.traces.clone());
+            if let Some(q) = self.links[self.bottleneck as usize].qdisc.as_ref() {
+                self.traces.probe_names = q.probe_names();
+            }
+        }
+        if self.cfg.traces.any_periodic() {
+            self.sched.at(0, Event::Sample);
+        }
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Nanos {
+        self.sched.now()
+    }
+
+    /// Events executed so far.
+    pub fn events(&self) -> u64 {
+        self.sched.executed()
+    }
+
+    /// Packets currently in the network.
+    pub fn packets_in_flight(&self) -> usize {
+        self.arena.live()
+    }
+
+    /// High-water mark of packets in the network.
+    pub fn arena_capacity(&self) -> usize {
+        self.arena.capacity()
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.sched.now() >= self.cfg.duration_ns
+    }
+
+    /// Runs every event up to `t` (capped at the duration) and moves the clock there.
+    pub fn run_until(&mut self, t: Nanos) {
+        let t = t.min(self.cfg.duration_ns);
+        while let Some(ev) = self.sched.pop_until(t) {
+            self.handle(ev);
+        }
+        self.sched.advance_to(t);
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) {
+        self.run_until(self.cfg.duration_ns);
+    }
+
+    fn handle(&mut self, ev: Event) {
+        let now = self.sched.now();
+        match ev {
+            Event::Arrive { pkt } => self.forward(pkt, now),
+            Event::TxDone { link } => {
+                self.links[link as usize].txdone_pending = false;
+                self.start_next(link);
+            }
+            Event::QdiscUpdate { link } => {
+                let q = self.links[link as usize].qdisc.as_mut().expect("update on a link without a queue");
+                q.update(now);
+                if let Some(t) = q.next_update_at() {
+                    // A discipline must move its timer forward; one ns guards a stuck clock.
+                    self.sched.at(t.max(now + 1), Event::QdiscUpdate { link });
+                }
+            }
+            Event::RateChange { step } => {
+                let rate = self.cfg.bottleneck.rate_schedule[step as usize].rate_bps;
+                self.links[self.bottleneck as usize].set_rate(rate);
+                self.links[self.reverse_bottleneck as usize].set_rate(rate);
+            }
+            Event::FlowStart { flow } => self.start_flow(flow as usize),
+            Event::FlowStop { flow } => match &mut self.flows[flow as usize].endpoint {
+                Endpoint::Tcp { tx, .. } => tx.stop(),
+                Endpoint::Udp(u) => u.active = false,
+            },
+            Event::Rto { flow, gen } => self.on_rto(flow as usize, gen),
+            Event::UdpSend { flow } => self.udp_send(flow as usize),
+            Event::Sample => self.sample(),
+        }
+    }
+
+    fn start_flow(&mut self, f: usize) {
+        let now = self.sched.now();
+        let mut segs = std::mem::take(&mut self.segments);
+        match &mut self.flows[f].endpoint {
+            Endpoint::Tcp { tx, .. } => tx.start(now, &mut segs),
+            Endpoint::Udp(u) => u.active = true,
+        }
+        self.segments = segs;
+        if self.flows[f].is_tcp() {
+            self.emit_segments(f);
+            self.sync_timer(f);
+        } else {
+            self.udp_send(f);
+        }
+    }
+
+    fn udp_send(&mut self, f: usize) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f];
+        let Endpoint::Udp(u) = &mut flow.endpoint else { unreachable!("UdpSend for a TCP flow") };
+        if !u.active {
+            return;
+        }
+        let seq = u.next_seq;
+        u.next_seq += 1;
+        let gap = u.gap();
+        let len = flow.packet_size;
+        self.sched.after(gap, Event::UdpSend { flow: f as u32 });
+        let pkt = Packet::data(f as u32, len, seq, now);
+        self.send(pkt);
+    }
+
+    /// Injects a new packet at its first hop.
+    fn send(&mut self, p: Packet) {
+        let flow = &mut self.flows[p.flow as usize];
+        match p.kind {
+            Kind::Data => flow.stats.sent += 1,
+            Kind::Ack => flow.stats.acks_sent += 1,
+        }
+        let id = self.arena.alloc(p);
+        self.forward(id, self.sched.now());
+    }
+
+    fn emit_segments(&mut self, f: usize) {
+        let now = self.sched.now();
+        let mut segs = std::mem::take(&mut self.segments);
+        for s in segs.drain(..) {
+            let len = self.flows[f].segment_len(s.seq);
+            self.send(Packet::data(f as u32, len, s.seq, now));
+        }
+        self.segments = segs;
+    }
+
+    /// Keeps one live timer event no later than the sender's deadline. A deadline that moved
+    /// later needs no new event: the live one fires early and re-arms (lazy cancellation).
+    fn sync_timer(&mut self, f: usize) {
+        let flow = &mut self.flows[f];
+        let Endpoint::Tcp { tx, .. } = &flow.endpoint else { return };
+        if let Some(d) = tx.rto_deadline {
+            if flow.timer_at.is_none_or(|t| d < t) {
+                flow.timer_gen = flow.timer_gen.wrapping_add(1);
+                flow.timer_at = Some(d);
+                self.sched.at(d, Event::Rto { flow: f as u32, gen: flow.timer_gen });
+            }
+        }
+    }
+
+    fn on_rto(&mut self, f: usize, gen: u32) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f];
+        if gen != flow.timer_gen {
+            return;
+        }
+        flow.timer_at = None;
+        let Endpoint::Tcp { tx, .. } = &mut flow.endpoint else { return };
+        match tx.rto_deadline {
+            Some(d) if d <= now => {
+                let mut segs = std::mem::take(&mut self.segments);
+                tx.on_timeout(now, &mut segs);
+                self.segments = segs;
+                self.emit_segments(f);
+            }
+            _ => {}
+        }
+        self.sync_timer(f);
+    }
+
+    fn route_of(p: &Packet) -> usize {
+        2 * p.flow as usize + (p.dir == Dir::Reverse) as usize
+    }
+
+    /// Moves packet `id` on from its current hop, which it reaches at time `t`: pure-delay
+    /// hops are crossed at once, then the packet is queued, delivered, or scheduled to arrive.
+    fn forward(&mut self, id: u32, mut t: Nanos) {
+        let p = self.arena.get(id);
+        let route = &self.routes[Self::route_of(p)];
+        let mut hop = p.hop as usize;
+        while hop < route.len() {
+            let link = &self.links[route[hop] as usize];
+            if link.rate_bps.is_some() {
+                break;
+            }
+            t += link.delay_ns;
+            hop += 1;
+        }
+        let next = route.get(hop).copied();
+        self.arena.get_mut(id).hop = hop as u16;
+        if t > self.sched.now() {
+            self.sched.at(t, Event::Arrive { pkt: id });
+            return;
+        }
+        match next {
+            Some(link) => self.enqueue(link, id),
+            None => self.deliver(id),
+        }
+    }
+
+    fn enqueue(&mut self, l: LinkId, id: u32) {
+        let now = self.sched.now();
+        let p = self.arena.get(id);
+        let pkt = Pkt { id, len: p.len, flow: p.flow, ecn: p.ecn, pv: p.pv, enqueued_at: now };
+        let link = &mut self.links[l as usize];
+        link.qdisc.as_mut().expect("rated link has a queue").enqueue(now, pkt, &mut self.actions);
+        self.apply_actions(l);
+        let link = &mut self.links[l as usize];
+        if !link.txdone_pending {
+            if link.busy_until <= now {
+                self.start_next(l);
+            } else {
+                link.txdone_pending = true;
+                self.sched.at(link.busy_until, Event::TxDone { link: l });
+            }
+        }
+    }
+
+    /// Takes the next packet from link `l`'s discipline and starts serializing it.
+    fn start_next(&mut self, l: LinkId) {
+        let now = self.sched.now();
+        let q = self.links[l as usize].qdisc.as_mut().expect("rated link has a queue");
+        let next = q.dequeue(now, &mut self.actions);
+        let backlogged = q.backlog().packets > 0;
+        self.apply_actions(l);
+        let Some(pkt) = next else { return };
+        if l == self.bottleneck {
+            self.record_departure(now, &pkt);
+        }
+        let link = &mut self.links[l as usize];
+        let tx = link.serialize(pkt.len);
+        link.busy_until = now + tx;
+        link.tx_packets += 1;
+        if now >= self.cfg.warmup_ns {
+            link.tx_bytes_measured += pkt.len as u64;
+        }
+        let arrive = now + tx + link.delay_ns;
+        if backlogged {
+            link.txdone_pending = true;
+            self.sched.at(link.busy_until, Event::TxDone { link: l });
+        }
+        let p = self.arena.get_mut(pkt.id);
+        p.ecn = pkt.ecn;
+        p.hop += 1;
+        self.forward(pkt.id, arrive);
+    }
+
+    fn record_departure(&mut self, now: Nanos, pkt: &Pkt) {
+        let sojourn = now - pkt.enqueued_at;
+        self.last_sojourn_ns = sojourn;
+        if now >= self.cfg.warmup_ns {
+            self.delay_hist.record(sojourn);
+        }
+        if self.cfg.traces.sojourn {
+            if self.departures % self.cfg.traces.sojourn_every as u64 == 0 {
+                self.traces.sojourn_t.push(now);
+                self.traces.sojourn_ns.push(sojourn);
+                self.traces.sojourn_flow.push(pkt.flow);
+            }
+            self.departures += 1;
+        }
+    }
+
+    /// Accounts for the drops and marks a discipline reported.
+    fn apply_actions(&mut self, l: LinkId) {
+        if self.actions.is_empty() {
+            return;
+        }
+        let now = self.sched.now();
+        let mut actions = std::mem::take(&mut self.actions);
+        for a in actions.drain(..) {
+            let p = *self.arena.get(a.pkt.id);
+            let stats = &mut self.flows[p.flow as usize].stats;
+            let code = match a.kind {
+                ActionKind::Drop(reason) => {
+                    match p.kind {
+                        Kind::Data => stats.dropped += 1,
+                        Kind::Ack => stats.acks_dropped += 1,
+                    }
+                    self.arena.free(a.pkt.id);
+                    match reason {
+                        DropReason::Overflow => EVENT_DROP_OVERFLOW,
+                        DropReason::Early => EVENT_DROP_EARLY,
+                        DropReason::Dequeue => EVENT_DROP_DEQUEUE,
+                    }
+                }
+                ActionKind::Mark => {
+                    self.arena.get_mut(a.pkt.id).ecn = Ecn::Ce;
+                    EVENT_MARK
+                }
+            };
+            if self.cfg.traces.drops {
+                self.traces.drop_t.push(now);
+                self.traces.drop_flow.push(p.flow);
+                self.traces.drop_kind.push(code);
+                self.traces.drop_link.push(l);
+            }
+        }
+        self.actions = actions;
+    }
+
+    fn deliver(&mut self, id: u32) {
+        let now = self.sched.now();
+        let p = *self.arena.get(id);
+        self.arena.free(id);
+        let f = p.flow as usize;
+        match p.kind {
+            Kind::Data => {
+                self.delivered_packets += 1;
+                let flow = &mut self.flows[f];
+                let st = &mut flow.stats;
+                st.delivered += 1;
+                st.marked += (p.ecn == Ecn::Ce) as u64;
+                st.bytes_delivered += p.len as u64;
+                if now >= self.cfg.warmup_ns {
+                    st.bytes_measured += p.len as u64;
+                }
+                self.flow_bytes_since_sample[f] += p.len as u64;
+                if let Endpoint::Tcp { rx, .. } = &mut flow.endpoint {
+                    let (_, ack) = rx.on_segment(p.seq);
+                    self.send(Packet::ack(p.flow, ack, p.ts));
+                }
+            }
+            Kind::Ack => {
+                let flow = &mut self.flows[f];
+                flow.stats.acks_delivered += 1;
+                let Endpoint::Tcp { tx, .. } = &mut flow.endpoint else { unreachable!("ACK to a UDP flow") };
+                let mut segs = std::mem::take(&mut self.segments);
+                tx.on_ack(now, p.seq, &mut segs);
+                if tx.is_complete() && flow.completed_ns.is_none() {
+                    flow.completed_ns = Some(now);
+                }
+                self.segments = segs;
+                self.emit_segments(f);
+                self.sync_timer(f);
+            }
+        }
+    }
+
+    fn sample(&mut self) {
+        let now = self.sched.now();
+        let tc = &self.cfg.traces;
+        let t = &mut self.traces;
+        t.sample_t.push(now);
+        let link = &self.links[self.bottleneck as usize];
+        let q = link.qdisc.as_ref().expect("bottleneck has a queue");
+        if tc.queue {
+            let b = q.backlog();
+            t.queue_bytes.push(b.bytes);
+            t.queue_packets.push(b.packets);
+            t.queue_delay_ns.push(if b.packets == 0 { 0 } else { self.last_sojourn_ns });
+            t.link_rate_bps.push(link.rate_bps.unwrap_or(0));
+        }
+        if tc.probe {
+            self.probe_buf.clear();
+            q.probe(&mut self.probe_buf);
+            t.probe.extend_from_slice(&self.probe_buf);
+        }
+        if tc.flow_bytes {
+            t.flow_bytes.extend_from_slice(&self.flow_bytes_since_sample);
+            self.flow_bytes_since_sample.iter_mut().for_each(|b| *b = 0);
+        }
+        if tc.tcp {
+            for flow in &self.flows {
+                let (c, s, r) = match &flow.endpoint {
+                    Endpoint::Tcp { tx, .. } => (tx.cwnd, tx.ssthresh, tx.rtt.srtt()),
+                    Endpoint::Udp(_) => (f64::NAN, f64::NAN, f64::NAN),
+                };
+                t.tcp_cwnd.push(c);
+                t.tcp_ssthresh.push(s);
+                t.tcp_srtt_ns.push(r);
+            }
+        }
+        let next = now + tc.interval_ns;
+        if next <= self.cfg.duration_ns {
+            self.sched.at(next, Event::Sample);
+        }
+    }
+}
