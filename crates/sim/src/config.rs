@@ -162,6 +162,9 @@ impl SimConfig {
         if self.warmup_ns >= self.duration_ns {
             return Err("warmup_ns: must be below duration_ns".into());
         }
+        for (name, q) in [("bottleneck.queue", &b.queue), ("bottleneck.reverse_queue", &b.reverse_queue), ("access.queue", &self.access.queue)] {
+            q.validate().map_err(|e| format!("{name}.{e}"))?;
+        }
         let mut last = 0;
         for (i, s) in b.rate_schedule.iter().enumerate() {
             if s.rate_bps == 0 {

@@ -58,7 +58,8 @@ impl DelayHistogram {
         if self.n == 0 { 0.0 } else { self.sum_ns as f64 / self.n as f64 }
     }
 
-    /// The q-quantile (0 ≤ q ≤ 1), as the midpoint of the bucket holding it.
+    /// The q-quantile (0 ≤ q ≤ 1), as the midpoint of the bucket holding it (never above the
+    /// largest value recorded).
     pub fn quantile(&self, q: f64) -> f64 {
         if self.n == 0 {
             return 0.0;
@@ -69,7 +70,8 @@ impl DelayHistogram {
             seen += c;
             if seen >= rank {
                 let (lo, w) = Self::bounds(b);
-                return if w == 1 { lo as f64 } else { lo as f64 + (w as f64 - 1.0) / 2.0 };
+                let mid = if w == 1 { lo as f64 } else { lo as f64 + (w as f64 - 1.0) / 2.0 };
+                return mid.min(self.max_ns as f64);
             }
         }
         self.max_ns as f64

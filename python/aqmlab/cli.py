@@ -1,0 +1,141 @@
+"""The `aqmlab` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from pathlib import Path
+
+from .errors import ScenarioError
+
+
+def _parse_set(items: list[str]) -> dict:
+    """--set key=value: the value is read as TOML when it parses ('3', 'true', '"x"'), else as a string."""
+    values = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ScenarioError("--set", f"expected KEY=VALUE, got {item!r}")
+        try:
+            values[key.strip()] = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            values[key.strip()] = raw
+    return values
+
+
+def _load(args):
+    from .scenario import Scenario
+
+    scn = Scenario.load(args.scenario)
+    overrides = _parse_set(args.set or [])
+    if args.seed is not None:
+        overrides["seed"] = args.seed
+    return scn.with_values(overrides) if overrides else scn
+
+
+def cmd_run(args) -> int:
+    from .api import run
+
+    scn = _load(args)
+    result = run(scn, progress=None if not args.quiet else False)
+    print(result.text())
+    if args.output:
+        files = result.save(args.output, plots=not args.no_plots)
+        print(f"wrote {len(files)} files to {args.output}/ (summary.json, scenario.toml, traces/, plots/)")
+    return 130 if result.summary["interrupted"] else 0
+
+
+def cmd_validate(args) -> int:
+    print(_load(args).to_toml(), end="")
+    return 0
+
+
+def cmd_scenarios(args) -> int:
+    from .scenario import Scenario, builtin_scenarios
+
+    for name in builtin_scenarios():
+        print(f"{name:<24} {Scenario.load(name).resolved['description']}")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from . import bench
+
+    bench.run(args.scenario or None)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = argparse.ArgumentParser(
+        prog="aqmlab",
+        description="Design, tune and defend Active Queue Management schemes: run packet-level "
+                    "experiments on a dumbbell, benchmark the simulator, analyse AQM control loops.",
+    )
+    p.add_argument("--version", action="version", version=f"aqmlab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def scenario_args(sp):
+        sp.add_argument("scenario", help="a scenario TOML file, or the name of a built-in one (see 'aqmlab scenarios')")
+        sp.add_argument("--set", action="append", metavar="KEY=VALUE",
+                        help="override a field by dotted path, e.g. --set bottleneck.rate=20Mbps "
+                             "--set 'flows[0].count=50' (repeatable)")
+        sp.add_argument("--seed", type=int, help="override the scenario's seed")
+
+    r = sub.add_parser("run", help="simulate a scenario, print its summary, write results",
+                       description="Simulate a scenario. Prints the summary; with -o writes summary.json, the "
+                                   "resolved scenario.toml, sim_config.json, traces as Parquet and PNG plots. "
+                                   "Ctrl-C stops the run cleanly and keeps what was simulated (exit code 130).")
+    scenario_args(r)
+    r.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the results")
+    r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser("validate", help="check a scenario and print it fully resolved (TOML)",
+                       description="Validate a scenario and print it with every default filled in.")
+    scenario_args(v)
+    v.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser("scenarios", help="list the built-in scenarios", description="List the built-in scenarios.")
+    s.set_defaults(func=cmd_scenarios)
+
+    b = sub.add_parser("bench", help="measure simulator speed and memory on named scenarios",
+                       description="Run the named benchmark scenarios (each in a fresh process, at half and full "
+                                   "length) and print events/s, delivered packets per wall-second, the speed-up "
+                                   "over ns-3 and peak memory.")
+    b.add_argument("scenario", nargs="*", help="benchmark scenario names (default: all)")
+    b.set_defaults(func=cmd_bench)
+
+    _register_analysis(sub)
+    return p
+
+
+def _register_analysis(sub) -> None:
+    """Adds the control-theory subcommands of :mod:`aqmlab.analysis`."""
+    from .analysis import cli as analysis_cli
+
+    analysis_cli.register(sub)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except ScenarioError as e:
+        print(f"aqmlab: error: {e}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as e:
+        print(f"aqmlab: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        # Runs stop cleanly inside aqmlab.run; this catches Ctrl-C elsewhere (loading, saving).
+        print("aqmlab: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""Plots of a run, in the style of the AQM papers: queue delay over time, throughput over
+time, the AQM's drop probability, the CDF of queue delay, and TCP windows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def _target_s(result) -> float | None:
+    q = result.scenario.sim_config["bottleneck"]["queue"]
+    return q.get("target_s")
+
+
+def queue_delay(result, ax=None):
+    """Queue delay over time: per-packet sojourns if traced, else the periodic samples."""
+    ax = ax or plt.gca()
+    soj = result.sojourn()
+    if len(soj):
+        ax.plot(soj["t_s"], soj["sojourn_s"] * 1e3, lw=0.6, label="sojourn (per packet)")
+    q = result.queue()
+    if len(q):
+        ax.plot(q["t_s"], q["qdelay_s"] * 1e3, lw=0.8, label="queue delay (sampled)")
+    target = _target_s(result)
+    if target:
+        ax.axhline(target * 1e3, color="k", ls="--", lw=0.8, label=f"target {target * 1e3:g} ms")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queueing delay (ms)")
+    ax.legend(loc="upper right", fontsize="small")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def throughput(result, ax=None, bins: int = 200):
+    """Per-flow and total delivered rate over time, averaged into about ``bins`` intervals
+    (a 10 ms sample holds only a dozen packets at 10 Mb/s: too noisy to read)."""
+    ax = ax or plt.gca()
+    r = result.flow_rates()
+    if len(r):
+        groups = np.arange(len(r)) // max(1, round(len(r) / bins))
+        t = r.index.to_series().groupby(groups).max().values
+        r = r.groupby(groups).mean()
+        if r.shape[1] <= 10:
+            for c in r.columns:
+                ax.plot(t, r[c] / 1e6, lw=0.6)
+        ax.plot(t, r.sum(axis=1) / 1e6, color="k", lw=1.0, label="total")
+    q = result.queue()
+    if len(q):
+        ax.step(q["t_s"], q["rate_bps"] / 1e6, where="post", color="r", ls=":", lw=1.0, label="capacity")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("throughput (Mb/s)")
+    ax.legend(loc="lower right", fontsize="small")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def probe(result, ax=None, var: str | None = None):
+    """The AQM's drop/mark probability (or another probed variable) over time."""
+    ax = ax or plt.gca()
+    df = result.probe()
+    if len(df):
+        names = [c for c in df.columns if c != "t_s"]
+        var = var or next((n for n in names if "prob" in n), names[0])
+        ax.plot(df["t_s"], df[var], lw=0.8)
+        ax.set_ylabel(var)
+    ax.set_xlabel("time (s)")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def delay_cdf(result, ax=None, label: str | None = None):
+    """CDF of the bottleneck queue delay over the measured window."""
+    ax = ax or plt.gca()
+    x, f = result.delay_cdf()
+    ax.plot(np.concatenate([[0.0], x * 1e3]), np.concatenate([[0.0], f]), label=label or result.scenario.name)
+    ax.set_xlabel("queueing delay (ms)")
+    ax.set_ylabel("CDF")
+    ax.set_ylim(0, 1.01)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def cwnd(result, ax=None, max_flows: int = 10):
+    """Congestion windows of the first few TCP flows."""
+    ax = ax or plt.gca()
+    df = result.tcp()
+    for flow, g in list(df.groupby("flow"))[:max_flows]:
+        ax.plot(g["t_s"], g["cwnd"], lw=0.6, label=f"flow {flow}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (segments)")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def save_all(result, outdir: Path) -> list[Path]:
+    """One PNG per available view, plus an overview; returns the paths."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    views = [("queue_delay", queue_delay, len(result.queue()) or len(result.sojourn())),
+             ("throughput", throughput, len(result.flow_rates())),
+             ("probe", probe, len(result.probe())),
+             ("delay_cdf", delay_cdf, True),
+             ("cwnd", cwnd, len(result.tcp()))]
+    available = [(n, f) for n, f, ok in views if ok]
+    paths = []
+    for name, f in available:
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        f(result, ax)
+        ax.set_title(f"{result.scenario.name}: {name.replace('_', ' ')}")
+        fig.tight_layout()
+        p = outdir / f"{name}.png"
+        fig.savefig(p, dpi=110)
+        plt.close(fig)
+        paths.append(p)
+    n = len(available)
+    fig, axes = plt.subplots(n, 1, figsize=(8, 2.6 * n), squeeze=False)
+    for ax, (name, f) in zip(axes[:, 0], available):
+        f(result, ax)
+    fig.suptitle(result.scenario.name)
+    fig.tight_layout()
+    p = outdir / "overview.png"
+    fig.savefig(p, dpi=100)
+    plt.close(fig)
+    paths.append(p)
+    return paths

@@ -1,0 +1,503 @@
+"""Scenarios: load, validate and resolve the description of one experiment.
+
+A scenario file (TOML) or dict describes a dumbbell experiment::
+
+    name = "pie-base"
+    seed = 1
+    duration = "100s"
+    warmup = "10s"                   # metrics ignore what happens before
+
+    [bottleneck]
+    rate = "10Mbps"
+    delay = "25ms"                   # one-way propagation of the bottleneck link
+    rate_schedule = [{at = "50s", rate = "20Mbps"}]
+    queue = {type = "drop_tail", limit = "200p"}
+
+    [[flows]]
+    type = "tcp"                     # tcp | udp
+    count = 5
+    rtt = "100ms"                    # or {uniform = ["160ms", "240ms"]}, or one value per flow
+    start = {uniform = ["0s", "1s"]}
+
+    [traces]
+    queue = true
+
+Every value is checked; unknown keys are errors; each error names its field path and what
+is accepted. :class:`Scenario` keeps two forms: ``resolved`` (every default filled in, in
+the file's own vocabulary, saved beside every result and loadable again) and ``sim_config``
+(integers in ns, bit/s and bytes, what the Rust simulator reads).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from . import units
+from .errors import ScenarioError
+
+# ---------------------------------------------------------------------------------------------
+# Field checkers: each takes (value, path) and returns the parsed value or raises.
+
+
+def _int(lo: int, hi: int) -> Callable[[Any, str], int]:
+    def check(v, path):
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise ScenarioError(path, f"expected an integer in [{lo}, {hi}], got {v!r}")
+        return v
+    return check
+
+
+def _bool(v, path):
+    if not isinstance(v, bool):
+        raise ScenarioError(path, f"expected true or false, got {v!r}")
+    return v
+
+
+def _str(v, path):
+    if not isinstance(v, str) or not v:
+        raise ScenarioError(path, f"expected a non-empty string, got {v!r}")
+    return v
+
+
+def _text(v, path):
+    if not isinstance(v, str):
+        raise ScenarioError(path, f"expected a string, got {v!r}")
+    return v
+
+
+def _choice(*options: str) -> Callable[[Any, str], str]:
+    def check(v, path):
+        if v not in options:
+            raise ScenarioError(path, f"expected one of {', '.join(map(repr, options))}, got {v!r}")
+        return v
+    return check
+
+
+def _positive(parse):
+    def check(v, path):
+        x = parse(v, path)
+        if x <= 0:
+            raise ScenarioError(path, f"must be greater than zero, got {v!r}")
+        return x
+    return check
+
+
+_REQUIRED = object()
+
+
+def _section(data, schema: dict, path: str) -> dict:
+    """Checks a table against {key: (checker, default)}; unknown keys are errors."""
+    if not isinstance(data, dict):
+        raise ScenarioError(path, f"expected a table, got {data!r}")
+    unknown = sorted(set(data) - set(schema))
+    if unknown:
+        where = f"{path}." if path else ""
+        raise ScenarioError(f"{where}{unknown[0]}", f"unknown key (accepted here: {', '.join(sorted(schema))})")
+    out = {}
+    for key, (check, default) in schema.items():
+        sub = f"{path}.{key}" if path else key
+        if key in data:
+            out[key] = check(data[key], sub)
+        elif default is _REQUIRED:
+            raise ScenarioError(sub, "is required")
+        else:
+            out[key] = default
+    return out
+
+
+def _dist(parse):
+    """A per-flow quantity: one value, {uniform = [lo, hi]}, or a list with one value per flow."""
+    def check(v, path):
+        if isinstance(v, dict):
+            if set(v) != {"uniform"} or not isinstance(v["uniform"], list) or len(v["uniform"]) != 2:
+                raise ScenarioError(path, f"expected a value, {{uniform = [lo, hi]}} or a list, got {v!r}")
+            lo, hi = (parse(x, f"{path}.uniform[{i}]") for i, x in enumerate(v["uniform"]))
+            if lo > hi:
+                raise ScenarioError(path, f"uniform bounds must satisfy lo <= hi, got {v['uniform']!r}")
+            return {"uniform": {"lo": lo, "hi": hi}}
+        if isinstance(v, list):
+            return {"each": [parse(x, f"{path}[{i}]") for i, x in enumerate(v)]}
+        return {"fixed": parse(v, path)}
+    return check
+
+
+def _dist_map(d: dict, f: Callable[[int], int]) -> dict:
+    (kind, val), = d.items()
+    if kind == "fixed":
+        return {"fixed": f(val)}
+    if kind == "uniform":
+        return {"uniform": {"lo": f(val["lo"]), "hi": f(val["hi"])}}
+    return {"each": [f(x) for x in val]}
+
+
+def _dist_values(d: dict) -> list[int]:
+    (kind, val), = d.items()
+    return [val] if kind == "fixed" else [val["lo"], val["hi"]] if kind == "uniform" else list(val)
+
+
+def _dist_fmt(d: dict, fmt: Callable[[int], str]):
+    (kind, val), = d.items()
+    if kind == "fixed":
+        return fmt(val)
+    if kind == "uniform":
+        return {"uniform": [fmt(val["lo"]), fmt(val["hi"])]}
+    return [fmt(x) for x in val]
+
+
+# ---------------------------------------------------------------------------------------------
+# Queue disciplines: parameters are owned by the Rust AQM library, which validates them and
+# fills in the profile defaults; here we only translate units to its field names.
+
+_QDISC_ALIASES = {"droptail": "drop_tail", "fifo": "drop_tail"}
+_SERDE_POS = re.compile(r" at line \d+ column \d+$")
+
+
+def _qdisc(v, path):
+    from . import _core
+
+    if not isinstance(v, dict):
+        raise ScenarioError(path, f"expected a table with a 'type' (e.g. {{type = \"pie\"}}), got {v!r}")
+    if "type" not in v:
+        raise ScenarioError(f"{path}.type", "is required (e.g. \"drop_tail\", \"pie\")")
+    out: dict[str, Any] = {"type": _QDISC_ALIASES.get(v["type"], v["type"])}
+    renamed = {}
+    for key, val in v.items():
+        if key == "type":
+            continue
+        if key == "limit":
+            out["limit"] = units.queue_limit(val, f"{path}.limit")
+            continue
+        quantity = units.kind_of(val) if isinstance(val, str) else None
+        if quantity:
+            suffix, number = quantity
+            field = f"{key}_{suffix}"
+            out[field] = number if suffix == "s" else round(number)
+            renamed[field] = key
+        else:
+            out[key] = val
+    try:
+        resolved = json.loads(_core.resolve_qdisc(json.dumps(out)))
+    except ValueError as e:
+        msg = _SERDE_POS.sub("", str(e))
+        for field, key in renamed.items():
+            msg = msg.replace(f"`{field}`", f"`{key}`").replace(f"{field}:", f"{key}:")
+        raise ScenarioError(path, msg) from None
+    return resolved
+
+
+_DEFAULT_REVERSE = {"type": "drop_tail", "limit": {"packets": 100_000}}
+_DEFAULT_ACCESS_QUEUE = {"type": "drop_tail", "limit": {"packets": 1000}}
+
+
+def _rate_step(v, path):
+    step = _section(v, {"at": (units.duration_ns, _REQUIRED), "rate": (_positive(units.rate_bps), _REQUIRED)}, path)
+    return {"at_ns": step["at"], "rate_bps": step["rate"]}
+
+
+def _rate_schedule(v, path):
+    if not isinstance(v, list):
+        raise ScenarioError(path, f"expected a list of {{at, rate}} tables, got {v!r}")
+    steps = [_rate_step(s, f"{path}[{i}]") for i, s in enumerate(v)]
+    for i in range(1, len(steps)):
+        if steps[i]["at_ns"] < steps[i - 1]["at_ns"]:
+            raise ScenarioError(f"{path}[{i}].at", "steps must be in time order")
+    return steps
+
+
+_BOTTLENECK = {
+    "rate": (_positive(units.rate_bps), _REQUIRED),
+    "delay": (units.duration_ns, _REQUIRED),
+    "mtu": (_positive(units.size_bytes), 1500),
+    "queue": (_qdisc, _REQUIRED),
+    "reverse_queue": (_qdisc, None),
+    "rate_schedule": (_rate_schedule, []),
+}
+
+_ACCESS = {
+    "rate": (_positive(units.rate_bps), None),
+    "queue": (_qdisc, None),
+}
+
+# TCP defaults: RFC 5681/6582/6298 NewReno with the 200 ms minimum RTO that Linux and ns-2
+# use (RFC 6298 says 1 s), an initial window of 2 segments as in ns-2, and a receiver window
+# large enough never to bind unless asked.
+_TCP = {
+    "cc": (_choice("newreno"), "newreno"),
+    "initial_cwnd": (_int(1, 1000), 2),
+    "rwnd": (_int(1, 2**31 - 1), 1_000_000),
+    "min_rto": (_positive(units.duration_ns), 200_000_000),
+    "initial_rto": (_positive(units.duration_ns), 1_000_000_000),
+    "max_rto": (_positive(units.duration_ns), 60_000_000_000),
+    "clock_granularity": (units.duration_ns, 1_000_000),
+    "dupack_threshold": (_int(1, 1000), 3),
+    "size": (_positive(units.size_bytes), None),
+}
+_UDP = {"rate": (_positive(units.rate_bps), _REQUIRED)}
+_FLOW_COMMON = {
+    "name": (_str, None),
+    "type": (_choice("tcp", "udp"), _REQUIRED),
+    "count": (_int(1, 1_000_000), 1),
+    "rtt": (_dist(units.duration_ns), None),
+    "access_delay": (_dist(units.duration_ns), None),
+    "receiver_delay": (units.duration_ns, 0),
+    "start": (_dist(units.duration_ns), {"fixed": 0}),
+    "stop": (units.duration_ns, None),
+    "packet_size": (_positive(units.size_bytes), 1000),
+}
+
+_TRACES = {
+    "interval": (_positive(units.duration_ns), 10_000_000),
+    "queue": (_bool, False),
+    "sojourn": (_bool, False),
+    "sojourn_every": (_int(1, 2**31 - 1), 1),
+    "flow_bytes": (_bool, False),
+    "drops": (_bool, False),
+    "probe": (_bool, False),
+    "tcp": (_bool, False),
+}
+
+_TOP = {
+    "name": (_str, "scenario"),
+    "description": (_text, ""),
+    "seed": (_int(0, 2**64 - 1), 1),
+    "duration": (_positive(units.duration_ns), _REQUIRED),
+    "warmup": (units.duration_ns, 0),
+    "bottleneck": (lambda v, p: _section(v, _BOTTLENECK, p), _REQUIRED),
+    "access": (lambda v, p: _section(v, _ACCESS, p), None),
+    "flows": (None, _REQUIRED),
+    "traces": (lambda v, p: _section(v, _TRACES, p), None),
+}
+
+
+def _flow(v, path: str, index: int, bottleneck_delay: int) -> dict:
+    if not isinstance(v, dict):
+        raise ScenarioError(path, f"expected a table, got {v!r}")
+    typ = _choice("tcp", "udp")(v.get("type"), f"{path}.type")
+    specific = _TCP if typ == "tcp" else _UDP
+    g = _section(v, {**_FLOW_COMMON, **specific}, path)
+    g["name"] = g["name"] or f"{typ}{index}"
+    if (g["rtt"] is None) == (g["access_delay"] is None):
+        raise ScenarioError(f"{path}.rtt", "give exactly one of 'rtt' (base round trip) or 'access_delay'")
+    if g["rtt"] is not None:
+        # Base RTT = 2 (access + bottleneck + receiver delay): the sender's access link takes the rest.
+        fixed = bottleneck_delay + g["receiver_delay"]
+        low = min(_dist_values(g["rtt"]))
+        if low < 2 * fixed:
+            raise ScenarioError(
+                f"{path}.rtt",
+                f"{units.fmt_duration(low)} is below twice the bottleneck and receiver delays "
+                f"({units.fmt_duration(2 * fixed)})",
+            )
+        g["access_delay"] = _dist_map(g["rtt"], lambda r: r // 2 - fixed)
+    count = g["count"]
+    for key in ("access_delay", "start"):
+        d = g[key]
+        if "each" in d and len(d["each"]) != count:
+            raise ScenarioError(f"{path}.{key if key == 'start' else 'rtt'}", f"{len(d['each'])} values given for count = {count}")
+    if g["packet_size"] <= 40:
+        raise ScenarioError(f"{path}.packet_size", "must exceed the 40-byte IP+TCP header")
+    return g
+
+
+def _parse(data: dict) -> dict:
+    if not isinstance(data, dict):
+        raise ScenarioError("", f"a scenario is a table, got {type(data).__name__}")
+    top = _section({k: v for k, v in data.items() if k != "flows"}, {k: s for k, s in _TOP.items() if k != "flows"}, "")
+    flows = data.get("flows")
+    if not isinstance(flows, list) or not flows:
+        raise ScenarioError("flows", "is required: a non-empty list of flow groups ([[flows]] tables)")
+    b = top["bottleneck"]
+    b["reverse_queue"] = b["reverse_queue"] or _qdisc(_DEFAULT_REVERSE, "bottleneck.reverse_queue")
+    top["access"] = top["access"] or {"rate": None, "queue": None}
+    top["access"]["queue"] = top["access"]["queue"] or _qdisc(_DEFAULT_ACCESS_QUEUE, "access.queue")
+    top["traces"] = top["traces"] or _section({}, _TRACES, "traces")
+    top["flows"] = [_flow(f, f"flows[{i}]", i, b["delay"]) for i, f in enumerate(flows)]
+    if top["warmup"] >= top["duration"]:
+        raise ScenarioError("warmup", f"must be shorter than duration ({units.fmt_duration(top['duration'])})")
+    mtu = b["mtu"]
+    for i, g in enumerate(top["flows"]):
+        if g["packet_size"] > mtu:
+            raise ScenarioError(f"flows[{i}].packet_size", f"{g['packet_size']} B exceeds bottleneck.mtu ({mtu} B)")
+    return top
+
+
+def _to_sim(p: dict) -> dict:
+    """The parsed form -> the simulator's SimConfig (see crates/sim/src/config.rs)."""
+    b, t = p["bottleneck"], p["traces"]
+    flows = []
+    for g in p["flows"]:
+        if g["type"] == "tcp":
+            transport = {
+                "type": "tcp", "cc": g["cc"], "initial_cwnd": g["initial_cwnd"], "rwnd": g["rwnd"],
+                "min_rto_ns": g["min_rto"], "initial_rto_ns": g["initial_rto"], "max_rto_ns": g["max_rto"],
+                "clock_granularity_ns": g["clock_granularity"], "dupack_threshold": g["dupack_threshold"],
+                "transfer_bytes": g["size"],
+            }
+        else:
+            transport = {"type": "udp", "rate_bps": g["rate"]}
+        flows.append({
+            "name": g["name"], "count": g["count"], "transport": transport,
+            "access_delay_ns": g["access_delay"], "receiver_delay_ns": g["receiver_delay"],
+            "start_ns": g["start"], "stop_ns": g["stop"], "packet_size": g["packet_size"],
+        })
+    return {
+        "seed": p["seed"], "duration_ns": p["duration"], "warmup_ns": p["warmup"],
+        "bottleneck": {
+            "rate_bps": b["rate"], "delay_ns": b["delay"], "mtu": b["mtu"], "queue": b["queue"],
+            "reverse_queue": b["reverse_queue"], "rate_schedule": b["rate_schedule"],
+        },
+        "access": {"rate_bps": p["access"]["rate"], "queue": p["access"]["queue"]},
+        "flows": flows,
+        "traces": {
+            "interval_ns": t["interval"], "queue": t["queue"], "sojourn": t["sojourn"],
+            "sojourn_every": t["sojourn_every"], "flow_bytes": t["flow_bytes"], "drops": t["drops"],
+            "probe": t["probe"], "tcp": t["tcp"],
+        },
+    }
+
+
+def _to_resolved(p: dict) -> dict:
+    """The parsed form -> a loadable scenario with every default written out."""
+    d, r = units.fmt_duration, units.fmt_rate
+
+    def qdisc(q):
+        out = {k: v for k, v in q.items() if v is not None}
+        (kind, n), = out["limit"].items()
+        out["limit"] = f"{n}p" if kind == "packets" else f"{n}B"
+        return out
+
+    b = p["bottleneck"]
+    flows = []
+    for g in p["flows"]:
+        f = {
+            "name": g["name"], "type": g["type"], "count": g["count"],
+            "access_delay": _dist_fmt(g["access_delay"], d), "receiver_delay": d(g["receiver_delay"]),
+            "start": _dist_fmt(g["start"], d), "packet_size": f"{g['packet_size']}B",
+        }
+        if g["stop"] is not None:
+            f["stop"] = d(g["stop"])
+        if g["type"] == "tcp":
+            f.update({
+                "cc": g["cc"], "initial_cwnd": g["initial_cwnd"], "rwnd": g["rwnd"],
+                "min_rto": d(g["min_rto"]), "initial_rto": d(g["initial_rto"]), "max_rto": d(g["max_rto"]),
+                "clock_granularity": d(g["clock_granularity"]), "dupack_threshold": g["dupack_threshold"],
+            })
+            if g["size"] is not None:
+                f["size"] = f"{g['size']}B"
+        else:
+            f["rate"] = r(g["rate"])
+        flows.append(f)
+    access = {"queue": qdisc(p["access"]["queue"])}
+    if p["access"]["rate"] is not None:
+        access["rate"] = r(p["access"]["rate"])
+    t = dict(p["traces"])
+    t["interval"] = d(t["interval"])
+    return {
+        "name": p["name"], "description": p["description"], "seed": p["seed"],
+        "duration": d(p["duration"]), "warmup": d(p["warmup"]),
+        "bottleneck": {
+            "rate": r(b["rate"]), "delay": d(b["delay"]), "mtu": f"{b['mtu']}B",
+            "queue": qdisc(b["queue"]), "reverse_queue": qdisc(b["reverse_queue"]),
+            "rate_schedule": [{"at": d(s["at_ns"]), "rate": r(s["rate_bps"])} for s in b["rate_schedule"]],
+        },
+        "access": access,
+        "flows": flows,
+        "traces": t,
+    }
+
+
+def _set_dotted(data: dict, dotted: str, value) -> None:
+    """Sets 'bottleneck.queue.target' or 'flows[0].count' in a nested dict."""
+    node: Any = data
+    parts = re.findall(r"[^.\[\]]+|\[\d+\]", dotted)
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part.startswith("["):
+            idx = int(part[1:-1])
+            if not isinstance(node, list) or idx >= len(node):
+                raise ScenarioError(dotted, f"index {idx} is out of range")
+            if last:
+                node[idx] = value
+            node = node[idx]
+        else:
+            if not isinstance(node, dict):
+                raise ScenarioError(dotted, f"'{part}' is not inside a table")
+            if last:
+                node[part] = value
+            else:
+                node = node.setdefault(part, {})
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario: ``resolved`` (loadable, defaults written out) and ``sim_config``."""
+
+    resolved: dict
+    sim_config: dict
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Scenario":
+        parsed = _parse(copy.deepcopy(data))
+        return cls(resolved=_to_resolved(parsed), sim_config=_to_sim(parsed))
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> "Scenario":
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError("", f"{path}: not valid TOML: {e}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, name_or_path: str | Path) -> "Scenario":
+        """A scenario file, or the name of one shipped with aqmlab (see :func:`builtin_scenarios`)."""
+        p = Path(name_or_path)
+        if p.exists():
+            return cls.from_toml(p)
+        builtin = _BUILTIN_DIR / f"{name_or_path}.toml"
+        if builtin.exists():
+            return cls.from_toml(builtin)
+        raise ScenarioError("", f"no scenario file '{name_or_path}' and no built-in scenario of that name "
+                                f"(built-in: {', '.join(builtin_scenarios())})")
+
+    @property
+    def name(self) -> str:
+        return self.resolved["name"]
+
+    def with_values(self, values: dict[str, Any]) -> "Scenario":
+        """A copy with fields replaced by dotted path: {'bottleneck.queue.target': '15ms'}."""
+        data = copy.deepcopy(self.resolved)
+        for dotted, value in values.items():
+            _set_dotted(data, dotted, value)
+        return Scenario.from_dict(data)
+
+    def to_toml(self) -> str:
+        import tomli_w
+
+        return tomli_w.dumps(_drop_none(self.resolved))
+
+    def sim_json(self) -> str:
+        return json.dumps(self.sim_config)
+
+
+def _drop_none(x):
+    if isinstance(x, dict):
+        return {k: _drop_none(v) for k, v in x.items() if v is not None}
+    if isinstance(x, list):
+        return [_drop_none(v) for v in x]
+    return x
+
+
+_BUILTIN_DIR = Path(__file__).parent / "scenarios"
+
+
+def builtin_scenarios() -> list[str]:
+    """Names of the scenario files shipped in the package."""
+    return sorted(p.stem for p in _BUILTIN_DIR.glob("*.toml"))

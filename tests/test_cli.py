@@ -1,0 +1,98 @@
+"""The aqmlab command line, run as a user would."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import tomli_w
+
+from conftest import small_scenario
+
+SUBCOMMANDS = ["run", "validate", "scenarios", "bench", "design", "margins"]
+
+
+def aqmlab(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "aqmlab.cli", *map(str, args)], capture_output=True, text=True, **kw)
+
+
+def test_help_lists_every_subcommand():
+    out = aqmlab("--help")
+    assert out.returncode == 0
+    for cmd in SUBCOMMANDS:
+        assert cmd in out.stdout
+
+
+@pytest.mark.parametrize("cmd", SUBCOMMANDS)
+def test_each_subcommand_has_help(cmd):
+    out = aqmlab(cmd, "--help")
+    assert out.returncode == 0, out.stderr
+    assert "usage: aqmlab " + cmd in out.stdout
+
+
+@pytest.fixture
+def scenario_file(tmp_path):
+    p = tmp_path / "small.toml"
+    p.write_text(tomli_w.dumps(small_scenario()))
+    return p
+
+
+def test_run_writes_results(scenario_file, tmp_path):
+    out = aqmlab("run", scenario_file, "-o", tmp_path / "res", "--set", "bottleneck.rate=20Mbps", "--seed", "5")
+    assert out.returncode == 0, out.stderr
+    assert "utilization" in out.stdout and "queue delay" in out.stdout
+    summary = json.loads((tmp_path / "res" / "summary.json").read_text())
+    assert summary["scenario"] == "small"
+    resolved = (tmp_path / "res" / "scenario.toml").read_text()
+    assert 'rate = "20Mbps"' in resolved and "seed = 5" in resolved
+    assert (tmp_path / "res" / "plots" / "overview.png").exists()
+
+
+def test_bad_scenario_is_a_clear_error(tmp_path):
+    p = tmp_path / "bad.toml"
+    d = small_scenario()
+    d["bottleneck"]["delay"] = "soon"
+    p.write_text(tomli_w.dumps(d))
+    out = aqmlab("run", p)
+    assert out.returncode == 2
+    assert "bottleneck.delay: expected a duration like '20ms'" in out.stderr
+    assert "Traceback" not in out.stderr
+    missing = aqmlab("run", tmp_path / "absent.toml")
+    assert missing.returncode == 2 and "no scenario file" in missing.stderr
+
+
+def test_validate_prints_resolved_toml(scenario_file):
+    out = aqmlab("validate", scenario_file)
+    assert out.returncode == 0
+    assert 'min_rto = "200ms"' in out.stdout
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_results(tmp_path):
+    # 100 flows at 1 Gb/s for 2000 s: minutes of work, so the signal lands mid-run.
+    d = small_scenario(duration="2000s", warmup="0s")
+    d["bottleneck"]["rate"] = "1Gbps"
+    d["bottleneck"]["queue"]["limit"] = "5000p"
+    d["flows"][0]["count"] = 100
+    d["traces"] = {"queue": True}
+    p = tmp_path / "long.toml"
+    p.write_text(tomli_w.dumps(d))
+    proc = subprocess.Popen([sys.executable, "-m", "aqmlab.cli", "run", str(p), "-q", "-o", str(tmp_path / "res")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "(interrupted)" in stdout
+    summary = json.loads((tmp_path / "res" / "summary.json").read_text())
+    assert summary["interrupted"] and 0 < summary["time_s"] < 2000
+
+
+def test_bench_prints_figures():
+    out = aqmlab("bench", "tcp5-10M-100s", env={**os.environ})
+    assert out.returncode == 0, out.stderr
+    line = next(l for l in out.stdout.splitlines() if l.startswith("tcp5-10M-100s"))
+    fields = line.split()
+    assert float(fields[4]) > 0  # delivered packets per second

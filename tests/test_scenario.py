@@ -1,0 +1,103 @@
+"""Scenario validation: every error names its field and what is accepted."""
+
+import pytest
+
+from aqmlab import Scenario, ScenarioError, units
+from conftest import small_scenario
+
+
+@pytest.mark.parametrize("text, ns", [("20ms", 20_000_000), ("1.5s", 1_500_000_000), ("250us", 250_000), ("7ns", 7), ("2min", 120_000_000_000)])
+def test_durations(text, ns):
+    assert units.duration_ns(text, "x") == ns
+
+
+@pytest.mark.parametrize("text, bps", [("10Mbps", 10_000_000), ("1Gbps", 10**9), ("2.5Mb/s", 2_500_000), ("64kbps", 64_000)])
+def test_rates(text, bps):
+    assert units.rate_bps(text, "x") == bps
+
+
+@pytest.mark.parametrize("text, limit", [("200p", {"packets": 200}), ("200KB", {"bytes": 200_000}), ("2MB", {"bytes": 2_000_000}), ("1KiB", {"bytes": 1024})])
+def test_limits(text, limit):
+    assert units.queue_limit(text, "x") == limit
+
+
+def test_bad_rate_names_field_and_accepted_form():
+    d = small_scenario()
+    d["bottleneck"]["rate"] = "10 parsecs"
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d)
+    msg = str(e.value)
+    assert msg.startswith("bottleneck.rate: expected a rate like '10Mbps'")
+    assert "got '10 parsecs'" in msg
+
+
+@pytest.mark.parametrize("mutate, path", [
+    (lambda d: d.update(colour="blue"), "colour: unknown key"),
+    (lambda d: d["bottleneck"].update(rat="1Mbps"), "bottleneck.rat: unknown key"),
+    (lambda d: d["flows"][0].update(windoww=3), "flows[0].windoww: unknown key"),
+    (lambda d: d["traces"].update(everything=True), "traces.everything: unknown key"),
+    (lambda d: d["flows"][1].update(cc="newreno"), "flows[1].cc: unknown key"),
+    (lambda d: d.pop("duration"), "duration: is required"),
+    (lambda d: d["flows"][0].update(count=0), "flows[0].count: expected an integer in [1,"),
+    (lambda d: d["flows"][0].update(type="sctp"), "flows[0].type: expected one of 'tcp', 'udp'"),
+    (lambda d: d["flows"][0].update(rtt="10ms"), "flows[0].rtt: 10ms is below twice the bottleneck"),
+    (lambda d: d["flows"][0].update(access_delay="5ms"), "flows[0].rtt: give exactly one of"),
+    (lambda d: d["flows"][0].update(rtt=["50ms"]), "flows[0].rtt: 1 values given for count = 3"),
+    (lambda d: d["flows"][0].update(start={"uniform": ["2s", "1s"]}), "flows[0].start: uniform bounds"),
+    (lambda d: d["bottleneck"].update(rate_schedule=[{"at": "2s", "rate": "5Mbps"}, {"at": "1s", "rate": "1Mbps"}]), "bottleneck.rate_schedule[1].at: steps must be in time order"),
+    (lambda d: d["bottleneck"].update(rate_schedule=[{"at": "2s", "rate": "0Mbps"}]), "bottleneck.rate_schedule[0].rate: must be greater than zero"),
+    (lambda d: d.update(warmup="5s"), "warmup: must be shorter than duration"),
+    (lambda d: d["bottleneck"].update(queue={"type": "drop_tail", "limit": "lots"}), "bottleneck.queue.limit: expected a queue limit"),
+    (lambda d: d["bottleneck"].update(queue={"type": "teleport"}), "bottleneck.queue: unknown variant `teleport`"),
+    (lambda d: d["bottleneck"].update(queue={"limit": "5p"}), "bottleneck.queue.type: is required"),
+    (lambda d: d["flows"][0].update(packet_size="9000B"), "flows[0].packet_size: 9000 B exceeds bottleneck.mtu"),
+    (lambda d: d["traces"].update(queue="yes"), "traces.queue: expected true or false"),
+])
+def test_errors_name_the_field(mutate, path):
+    d = small_scenario()
+    mutate(d)
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d)
+    assert str(e.value).startswith(path), str(e.value)
+
+
+def test_rtt_becomes_access_delay():
+    s = Scenario.from_dict(small_scenario())
+    g = s.sim_config["flows"][0]
+    # Base RTT in [40, 80] ms = 2 (access + 10 ms bottleneck): access in [10, 30] ms.
+    assert g["access_delay_ns"] == {"uniform": {"lo": 10_000_000, "hi": 30_000_000}}
+    assert s.resolved["flows"][0]["access_delay"] == {"uniform": ["10ms", "30ms"]}
+    assert s.sim_config["flows"][1]["transport"] == {"type": "udp", "rate_bps": 2_000_000}
+
+
+def test_defaults_are_written_out_and_reload_identically():
+    s = Scenario.from_dict(small_scenario())
+    r = s.resolved
+    assert r["flows"][0]["min_rto"] == "200ms" and r["flows"][0]["initial_cwnd"] == 2
+    assert r["bottleneck"]["reverse_queue"] == {"type": "drop_tail", "limit": "100000p"}
+    again = Scenario.from_dict(r)
+    assert again.sim_config == s.sim_config
+    import tomllib
+
+    assert Scenario.from_dict(tomllib.loads(s.to_toml())).sim_config == s.sim_config
+
+
+def test_with_values_by_dotted_path():
+    s = Scenario.from_dict(small_scenario())
+    t = s.with_values({"bottleneck.rate": "20Mbps", "flows[0].count": 7, "seed": 9})
+    assert t.sim_config["bottleneck"]["rate_bps"] == 20_000_000
+    assert t.sim_config["flows"][0]["count"] == 7
+    assert t.sim_config["seed"] == 9
+    with pytest.raises(ScenarioError, match=r"flows\[5\]\.count: index 5 is out of range"):
+        s.with_values({"flows[5].count": 1})
+
+
+def test_builtin_scenarios_load():
+    from aqmlab import builtin_scenarios
+
+    names = builtin_scenarios()
+    assert "dumbbell-droptail" in names
+    for n in names:
+        assert Scenario.load(n).name == n
+    with pytest.raises(ScenarioError, match="no scenario file 'nope'"):
+        Scenario.load("nope")
