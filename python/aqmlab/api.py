@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from . import _core
 from .progress import Progress
 from .result import Result
 from .scenario import Scenario
@@ -27,6 +26,8 @@ def run(scenario: Scenario | dict | str | Path, *, progress: bool | None = None,
     chunks a progress bar is drawn (runs over 2 s; ``progress=None`` shows it on a terminal)
     and Ctrl-C is honoured: an interrupted run returns what it has, flagged ``interrupted``.
     """
+    from . import _core
+
     scn = as_scenario(scenario)
     sim = _core.Simulation(scn.sim_json())
     duration = sim.duration

@@ -238,7 +238,7 @@ _TCP = {
     "dupack_threshold": (_int(1, 1000), 3),
     "size": (_positive(units.size_bytes), None),
 }
-_UDP = {"rate": (_positive(units.rate_bps), _REQUIRED)}
+_UDP = {"rate": (_positive(units.rate_bps), _REQUIRED), "ecn": (_bool, False)}
 _FLOW_COMMON = {
     "name": (_str, None),
     "type": (_choice("tcp", "udp"), _REQUIRED),
@@ -340,7 +340,7 @@ def _to_sim(p: dict) -> dict:
                 "transfer_bytes": g["size"],
             }
         else:
-            transport = {"type": "udp", "rate_bps": g["rate"]}
+            transport = {"type": "udp", "rate_bps": g["rate"], "ecn": g["ecn"]}
         flows.append({
             "name": g["name"], "count": g["count"], "transport": transport,
             "access_delay_ns": g["access_delay"], "receiver_delay_ns": g["receiver_delay"],
@@ -392,6 +392,7 @@ def _to_resolved(p: dict) -> dict:
                 f["size"] = f"{g['size']}B"
         else:
             f["rate"] = r(g["rate"])
+            f["ecn"] = g["ecn"]
         flows.append(f)
     access = {"queue": qdisc(p["access"]["queue"])}
     if p["access"]["rate"] is not None:

@@ -118,6 +118,8 @@ pub struct TcpConfig {
 pub struct UdpConfig {
     /// Constant bit rate on the wire.
     pub rate_bps: u64,
+    /// Send datagrams as ECT(0), so an ECN-enabled AQM marks rather than drops them.
+    pub ecn: bool,
 }
 
 /// What to record. Every trace is off unless asked for, and costs nothing when off.

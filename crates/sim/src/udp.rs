@@ -1,6 +1,6 @@
 //! Constant-bit-rate UDP sources.
 
-use aqm::Nanos;
+use aqm::{Ecn, Nanos};
 
 /// Emits fixed-size datagrams at an exact long-run rate.
 #[derive(Clone, Debug)]
@@ -11,11 +11,14 @@ pub struct UdpSource {
     rem: u64,
     pub next_seq: u64,
     pub active: bool,
+    /// The ECN field of every datagram.
+    pub ecn: Ecn,
 }
 
 impl UdpSource {
-    pub fn new(rate_bps: u64, packet_size: u32) -> Self {
-        UdpSource { rate_bps, packet_size, rem: 0, next_seq: 0, active: false }
+    pub fn new(rate_bps: u64, packet_size: u32, ecn: bool) -> Self {
+        let ecn = if ecn { Ecn::Ect0 } else { Ecn::NotEct };
+        UdpSource { rate_bps, packet_size, rem: 0, next_seq: 0, active: false, ecn }
     }
 
     /// Time until the next datagram, in ns.
@@ -33,7 +36,7 @@ mod tests {
     #[test]
     fn spacing_matches_rate() {
         // 1000 B at 6 Mb/s: 1.333... ms; three gaps add to exactly 4 ms.
-        let mut u = UdpSource::new(6_000_000, 1000);
+        let mut u = UdpSource::new(6_000_000, 1000, false);
         let g: Vec<Nanos> = (0..3).map(|_| u.gap()).collect();
         assert_eq!(g.iter().sum::<Nanos>(), 4_000_000);
         assert_eq!(g[0], 1_333_333);

@@ -85,7 +85,7 @@ impl Simulation {
                         let total = Flow::total_segments(payload, t.transfer_bytes);
                         (Endpoint::Tcp { tx: TcpSender::new(t, total), rx: TcpReceiver::default() }, t.transfer_bytes)
                     }
-                    Transport::Udp(u) => (Endpoint::Udp(UdpSource::new(u.rate_bps, group.packet_size)), None),
+                    Transport::Udp(u) => (Endpoint::Udp(UdpSource::new(u.rate_bps, group.packet_size, u.ecn)), None),
                 };
                 flows.push(Flow {
                     group: g as u32,
@@ -252,10 +252,10 @@ impl Simulation {
         let seq = u.next_seq;
         u.next_seq += 1;
         let gap = u.gap();
+        let ecn = u.ecn;
         let len = flow.packet_size;
         self.sched.after(gap, Event::UdpSend { flow: f as u32 });
-        let pkt = Packet::data(f as u32, len, seq, now);
-        self.send(pkt);
+        self.send(Packet { ecn, ..Packet::data(f as u32, len, seq, now) });
     }
 
     /// Injects a new packet at its first hop.

@@ -1,6 +1,6 @@
-//! `aqmlab-bench [SCENARIO [FRACTION]]`: with no argument, runs every named scenario, each in
-//! a fresh child process (so the peak memory is that scenario's), at half and at full length;
-//! with a name, runs that one and prints its figures as one JSON line.
+//! `cargo bench -p aqmlab-sim`: runs every named scenario, each in a fresh child process (so
+//! the peak memory is that scenario's), at half and at full length, and prints a table.
+//! Invoked as `scenarios NAME FRACTION` (the child mode), runs one and prints it as JSON.
 
 use std::process::Command;
 
@@ -26,8 +26,10 @@ fn child(name: &str, fraction: f64) -> BenchResult {
 }
 
 fn main() {
+    // cargo passes `--bench` (and filters) to harness-less benches: only a known scenario name
+    // selects the child mode.
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let Some(name) = args.first() {
+    if let Some(name) = args.first().filter(|a| NAMES.contains(&a.as_str())) {
         let fraction = args.get(1).map_or(1.0, |f| f.parse().expect("fraction"));
         match run_named(name, fraction) {
             Ok(r) => println!("{}", serde_json::to_string(&r).expect("json")),

@@ -1,0 +1,55 @@
+"""Control theory of TCP/AQM loops (issue 5).
+
+* :mod:`.transfer`: factored transfer functions with a delay, evaluated exactly.
+* :mod:`.plant`: the linearised Reno plant of Hollot et al. and the RED, P, PI, PIE and PI²
+  controllers as transfer functions.
+* :mod:`.margins`: gain/phase crossovers and margins by root-finding on the exact loop.
+* :mod:`.design`: Hollot's Propositions 1 and 2, the bilinear map to digital (a, b).
+* :mod:`.pie_maps`: the PIE HPSR 2013 §V maps (Figs. 13–16) and the check of its claims.
+* :mod:`.fluid`: the Misra–Gong–Towsley fluid model with sampled AQMs, batched in numpy.
+* :mod:`.cli`: ``register(subparsers)`` for ``aqmlab design`` and ``aqmlab margins``.
+
+Nothing here imports the compiled ``aqmlab._core``.
+"""
+
+from .design import design_p, design_pi, design_red, digital_to_pi, pi_to_digital
+from .fluid import bench_fluid, fluid_run, simulate, to_dataframe
+from .margins import Margins, pade_margins, stability_margins
+from .pie_maps import check_paper_claims, pie_margins
+from .plant import (
+    TcpPlant,
+    autotune_factor,
+    p_controller,
+    pi2_controller,
+    pi_controller,
+    pie_controller,
+    red_controller,
+    sampler_delay,
+)
+from .transfer import FactoredTF
+
+__all__ = [
+    "FactoredTF",
+    "Margins",
+    "TcpPlant",
+    "autotune_factor",
+    "bench_fluid",
+    "check_paper_claims",
+    "design_p",
+    "design_pi",
+    "design_red",
+    "digital_to_pi",
+    "fluid_run",
+    "p_controller",
+    "pade_margins",
+    "pi2_controller",
+    "pi_controller",
+    "pi_to_digital",
+    "pie_controller",
+    "pie_margins",
+    "red_controller",
+    "sampler_delay",
+    "simulate",
+    "stability_margins",
+    "to_dataframe",
+]

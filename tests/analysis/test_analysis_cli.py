@@ -1,0 +1,71 @@
+"""``register`` adds working ``design`` and ``margins`` subcommands."""
+
+import argparse
+
+import pytest
+
+from aqmlab.analysis.cli import register
+
+
+def run(argv):
+    parser = argparse.ArgumentParser(prog="aqmlab")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_design_pi_prints_example2(capsys):
+    assert run(["design", "pi", "--flows", "60", "--rtt", "0.2467", "--capacity", "3750"]) == 0
+    out = capsys.readouterr().out
+    assert "K_PI = 9.6426e-06" in out
+    assert "a = 1.837e-05, b = 1.8309e-05" in out                    # unrounded z = 0.5258
+    assert "rounded to 0.53 rad/s, as INFOCOM 2001 §VI does: a = 1.8224e-05, b = 1.8164e-05" in out
+
+
+def test_design_p_and_red(capsys):
+    assert run(["design", "p", "--omega-g", "1.5"]) == 0
+    assert "L_red (K_P) = 5.8624e-05" in capsys.readouterr().out
+    assert run(["design", "red", "--rtt", "0.246", "--red-k", "0.005"]) == 0
+    assert "L_red <= 0.00019485" in capsys.readouterr().out
+    assert run(["design", "pi", "--capacity-bps", "15e6", "--packet-bytes", "500"]) == 0
+    assert "C = 3750 packets/s" in capsys.readouterr().out
+
+
+def test_margins_pie_writes_figures(tmp_path, capsys):
+    assert run(["margins", "pie", "--p0", "1e-4", "0.05", "-o", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "PM  -56.18 deg" in out          # HPSR auto-tune at p0 = 1e-4, paper gain
+    names = {p.name for p in tmp_path.glob("*.png")}
+    assert {"bode_pie_rtt0.1.png", "pie_pm_map_paper.png", "pie_pm_map_mgt.png",
+            "pie_pm_vs_rtt_paper.png", "pm_vs_sqrt_p_pie_mgt.png", "wgc_vs_sqrt_p_pie_paper.png"} <= names
+    assert all(p.stat().st_size > 10_000 for p in tmp_path.glob("*.png"))
+
+
+def test_margins_pi2_and_pi(tmp_path, capsys):
+    assert run(["margins", "pi2", "--rtt", "0.1", "--p0", "0.01", "-o", str(tmp_path)]) == 0
+    assert "PM   21.13 deg" in capsys.readouterr().out      # spec §3.6: 21° / 5.3 dB
+    assert run(["margins", "pi", "--a", "1.822e-5", "--b", "1.816e-5", "--fs", "160"]) == 0
+    out = capsys.readouterr().out
+    assert "K_PI = 9.6e-06" in out and out.count("PM") == 3
+    assert (tmp_path / "bode_pi2_rtt0.1.png").exists()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["design", "pi", "--flows", "-3"], "expected a number > 0"),
+    (["margins", "pie", "--p0", "1.5"], "expected a probability in (0, 1)"),
+    (["design", "codel"], "invalid choice"),
+])
+def test_bad_arguments_are_reported(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        run(argv)
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["design", "pi", "--capacity", "100", "--capacity-bps", "1e6"], "not both"),
+    (["margins", "pi", "--a", "1e-5"], "--a and --b go together"),
+    (["margins", "pi", "--a", "1e-5", "--b", "2e-5"], "a must be finite and > b"),
+])
+def test_bad_value_combinations_exit_2(argv, message, capsys):
+    assert run(argv) == 2
+    assert message in capsys.readouterr().err
