@@ -14,14 +14,45 @@
 //! - [`Qdisc`]: the closed set of disciplines the simulator dispatches over with a `match`
 //!   (no trait object per packet), built from a serde [`QdiscConfig`].
 //!
+//! The control laws, each in the module named after it, each with named profiles and every
+//! parameter an optional override of its profile (see [`QdiscConfig`] for the JSON shape):
+//! - [`pie`]: PIE as in HPSR'13 (`paper`), RFC 8033 (`rfc`), Linux sch_pie in its Q56 fixed
+//!   point (`linux`) and ns-3 (`ns3`);
+//! - [`pi`]: the PI controller of Hollot et al. (`paper`, `ns2`), with the bilinear design map;
+//! - [`proportional`]: the P controller of the same paper;
+//! - [`pi2`]: PI² with the gains printed in WNS3'17 (`paper`) and those of its final code;
+//! - [`red`]: RED with gentle mode, the wait rule, idle decay, ECN and Adaptive RED
+//!   (`ns2`, `ns3`, `linux`);
+//! - [`codel`]: CoDel per RFC 8289 (`rfc`) and with the Linux fixed-point law (`linux`);
+//! - [`fq`], [`fq_pie`], [`fq_codel`]: DRR flow queueing with a law per queue;
+//! - [`strict_priority`]: a priority FIFO for chosen flows in front of any discipline;
+//! - [`droptail`]: the empty law.
+//!
+//! Not modelled: DualPI2 and its L4S queue, DOCSIS-PIE, Linux RED's integer average and idle
+//! table (modelled in floating point), fq_codel's memory limit, DSCP classification.
+//!
 //! Dependencies point one way: this crate knows nothing of the simulator.
 
+pub mod codel;
 pub mod config;
 pub mod droptail;
+pub mod fq;
+pub mod fq_codel;
+pub mod fq_pie;
 pub mod packet;
+pub mod pi;
+pub mod pi2;
+pub mod pie;
+pub mod proportional;
+pub mod red;
+pub mod signal;
+pub mod strict_priority;
 pub mod queue;
 pub mod rng;
+#[cfg(test)]
+mod testkit;
 pub mod time;
+pub mod validate;
 
 pub use config::{QdiscConfig, QueueLimit};
 pub use packet::{Ecn, Pkt};

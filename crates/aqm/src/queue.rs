@@ -7,8 +7,16 @@
 
 use std::collections::VecDeque;
 
+use crate::codel::CoDel;
 use crate::config::QueueLimit;
 use crate::droptail::DropTail;
+use crate::fq::FairQueue;
+use crate::pi::Pi;
+use crate::pi2::Pi2;
+use crate::pie::Pie;
+use crate::proportional::Proportional;
+use crate::red::Red;
+use crate::strict_priority::StrictPriority;
 use crate::packet::{Ecn, Pkt};
 use crate::time::Nanos;
 
@@ -93,6 +101,10 @@ pub trait Aqm {
     fn on_dequeue(&mut self, _now: Nanos, _pkt: &Pkt, _q: &QueueView) -> Verdict {
         Verdict::Accept
     }
+
+    /// Called when a dequeue finds the queue empty, including right after the law dropped the
+    /// last packet (CoDel leaves its dropping state here).
+    fn on_empty(&mut self, _now: Nanos) {}
 
     /// Period of the background update, if the law has one (PIE's T_update, PI's 1/f_s).
     fn update_interval(&self) -> Option<Nanos> {
@@ -184,53 +196,73 @@ impl<A: Aqm> SingleQueue<A> {
     }
 }
 
-impl<A: Aqm> QueueDisc for SingleQueue<A> {
-    fn enqueue(&mut self, now: Nanos, mut pkt: Pkt, out: &mut Vec<Action>) -> bool {
-        let view = self.view();
-        let verdict = self.aqm.on_enqueue(now, &pkt, &view);
-        // The hard limit is enforced here whatever the law said, so no law can overfill the
-        // buffer; laws that count overflow themselves (Linux PIE) see it through `view`.
-        if view.would_overflow(pkt.len) {
-            out.push(Action { pkt, kind: ActionKind::Drop(DropReason::Overflow) });
-            return false;
+/// Applies the law's verdict on an arrival: returns the packet, stamped and possibly CE-marked,
+/// if it joins the queue; drops and marks are reported in `out`. `overflow` is the hard limit's
+/// answer, which wins over any verdict so that no law can overfill the buffer.
+pub fn admit(now: Nanos, mut pkt: Pkt, verdict: Verdict, overflow: bool, out: &mut Vec<Action>) -> Option<Pkt> {
+    if overflow {
+        out.push(Action { pkt, kind: ActionKind::Drop(DropReason::Overflow) });
+        return None;
+    }
+    match verdict {
+        Verdict::Drop => {
+            out.push(Action { pkt, kind: ActionKind::Drop(DropReason::Early) });
+            return None;
         }
-        match verdict {
-            Verdict::Drop => {
-                out.push(Action { pkt, kind: ActionKind::Drop(DropReason::Early) });
-                return false;
-            }
+        Verdict::Mark if pkt.ecn.is_capable() => {
+            pkt.ecn = Ecn::Ce;
+            out.push(Action { pkt, kind: ActionKind::Mark });
+        }
+        // A law asked to mark a packet that cannot carry CE: RFC 3168 §5 says drop instead.
+        Verdict::Mark => {
+            out.push(Action { pkt, kind: ActionKind::Drop(DropReason::Early) });
+            return None;
+        }
+        Verdict::Accept => {}
+    }
+    pkt.enqueued_at = now;
+    Some(pkt)
+}
+
+/// Pops packets from `fifo` through the law's dequeue test until one is let through. The law
+/// sees the backlog left behind plus `others` (what the rest of the discipline holds, for laws
+/// that look at the whole qdisc, as fq_codel's CoDel does).
+pub fn pop_through<A: Aqm>(fifo: &mut Fifo, aqm: &mut A, limit: QueueLimit, others: Backlog, now: Nanos, out: &mut Vec<Action>) -> Option<Pkt> {
+    while let Some(mut pkt) = fifo.pop() {
+        let b = fifo.backlog();
+        let view = QueueView { backlog: Backlog { bytes: b.bytes + others.bytes, packets: b.packets + others.packets }, limit };
+        match aqm.on_dequeue(now, &pkt, &view) {
+            Verdict::Accept => return Some(pkt),
             Verdict::Mark if pkt.ecn.is_capable() => {
                 pkt.ecn = Ecn::Ce;
                 out.push(Action { pkt, kind: ActionKind::Mark });
+                return Some(pkt);
             }
-            // A law asked to mark a packet that cannot carry CE: RFC 3168 §5 says drop instead.
-            Verdict::Mark => {
-                out.push(Action { pkt, kind: ActionKind::Drop(DropReason::Early) });
-                return false;
+            Verdict::Mark | Verdict::Drop => {
+                out.push(Action { pkt, kind: ActionKind::Drop(DropReason::Dequeue) });
             }
-            Verdict::Accept => {}
         }
-        pkt.enqueued_at = now;
-        self.fifo.push(pkt);
-        true
+    }
+    aqm.on_empty(now);
+    None
+}
+
+impl<A: Aqm> QueueDisc for SingleQueue<A> {
+    fn enqueue(&mut self, now: Nanos, pkt: Pkt, out: &mut Vec<Action>) -> bool {
+        let view = self.view();
+        let verdict = self.aqm.on_enqueue(now, &pkt, &view);
+        // Laws that count overflow themselves (Linux PIE) see it through `view`.
+        match admit(now, pkt, verdict, view.would_overflow(pkt.len), out) {
+            Some(p) => {
+                self.fifo.push(p);
+                true
+            }
+            None => false,
+        }
     }
 
     fn dequeue(&mut self, now: Nanos, out: &mut Vec<Action>) -> Option<Pkt> {
-        while let Some(mut pkt) = self.fifo.pop() {
-            let view = self.view();
-            match self.aqm.on_dequeue(now, &pkt, &view) {
-                Verdict::Accept => return Some(pkt),
-                Verdict::Mark if pkt.ecn.is_capable() => {
-                    pkt.ecn = Ecn::Ce;
-                    out.push(Action { pkt, kind: ActionKind::Mark });
-                    return Some(pkt);
-                }
-                Verdict::Mark | Verdict::Drop => {
-                    out.push(Action { pkt, kind: ActionKind::Drop(DropReason::Dequeue) });
-                }
-            }
-        }
-        None
+        pop_through(&mut self.fifo, &mut self.aqm, self.limit, Backlog::default(), now, out)
     }
 
     fn next_update_at(&self) -> Option<Nanos> {
@@ -261,9 +293,21 @@ impl<A: Aqm> QueueDisc for SingleQueue<A> {
 }
 
 /// The closed set of disciplines, dispatched by `match` on the per-packet path.
+// One Qdisc exists per link, so its size is irrelevant; boxing the larger laws would put a
+// pointer chase on the per-packet path instead.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Qdisc {
     DropTail(SingleQueue<DropTail>),
+    Pie(SingleQueue<Pie>),
+    Pi(SingleQueue<Pi>),
+    P(SingleQueue<Proportional>),
+    Pi2(SingleQueue<Pi2>),
+    Red(SingleQueue<Red>),
+    CoDel(SingleQueue<CoDel>),
+    FqPie(FairQueue<Pie>),
+    FqCoDel(FairQueue<CoDel>),
+    StrictPriority(Box<StrictPriority>),
 }
 
 /// Applies one expression to whichever discipline `self` holds.
@@ -271,6 +315,15 @@ macro_rules! each_qdisc {
     ($self:expr, $q:ident => $body:expr) => {
         match $self {
             Qdisc::DropTail($q) => $body,
+            Qdisc::Pie($q) => $body,
+            Qdisc::Pi($q) => $body,
+            Qdisc::P($q) => $body,
+            Qdisc::Pi2($q) => $body,
+            Qdisc::Red($q) => $body,
+            Qdisc::CoDel($q) => $body,
+            Qdisc::FqPie($q) => $body,
+            Qdisc::FqCoDel($q) => $body,
+            Qdisc::StrictPriority($q) => $body,
         }
     };
 }

@@ -1,0 +1,455 @@
+//! CoDel: Controlled Delay (RFC 8289), and the Linux fixed-point control law as profile `linux`.
+//!
+//! Work is done at dequeue. A packet whose sojourn time has stayed at or above `target` for a
+//! whole `interval` (while more than one MTU remains queued) starts the dropping state; then
+//! packets are dropped at times `drop_next`, spaced `interval/√count` apart, until the sojourn
+//! falls below target. On re-entry soon after leaving, the count resumes near its old value.
+//!
+//! Profiles (spec §6):
+//! - `rfc`: RFC 8289 §5 pseudocode in nanoseconds, exact `1/√count`, `now ≥ first_above_time`.
+//! - `linux`: codel.h / codel_impl.h: time in u32-style units of 1024 ns, `1/√count` kept as a
+//!   Q0.16 `rec_inv_sqrt` refined by one Newton step per count change (so the first step from
+//!   1.0 for count 2 gives 0.5, not 0.707), `drop_next = t + (interval·rec_inv_sqrt·2^16) >> 32`,
+//!   and the strict `now > first_above_time`.
+//!
+//! Both: ECN-capable packets are marked instead of dropped when `ecn` is on (a mark ends the drop
+//! loop for this dequeue, as in Linux); optional `ce_threshold_s` marks any ECT packet whose
+//! sojourn exceeds it (Linux `ce_threshold`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::QueueLimit;
+use crate::packet::Pkt;
+use crate::queue::{Aqm, LinkInfo, QueueView, Verdict};
+use crate::time::{secs, Nanos, NS_PER_SEC};
+use crate::validate::{check_limit, check_opt};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoDelProfile {
+    #[default]
+    Rfc,
+    Linux,
+}
+
+/// The JSON form of CoDel.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CoDelConfig {
+    pub limit: Option<QueueLimit>,
+    pub profile: CoDelProfile,
+    pub target_s: Option<f64>,
+    pub interval_s: Option<f64>,
+    pub ecn: Option<bool>,
+    pub ce_threshold_s: Option<f64>,
+    /// No drop while at most this many bytes remain (MAXPACKET; default: the link MTU).
+    pub mtu_bytes: Option<u32>,
+}
+
+impl CoDelConfig {
+    /// Every default filled except `mtu_bytes`, which follows the link unless given.
+    pub fn resolved(&self) -> CoDelConfig {
+        CoDelConfig {
+            limit: self.limit.or(Some(QueueLimit::Packets(1000))),
+            profile: self.profile,
+            target_s: self.target_s.or(Some(0.005)),
+            interval_s: self.interval_s.or(Some(0.100)),
+            ecn: self.ecn.or(Some(false)),
+            ce_threshold_s: self.ce_threshold_s,
+            mtu_bytes: self.mtu_bytes,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        check_opt("target_s", self.target_s, 1e-6, 10.0)?;
+        check_opt("interval_s", self.interval_s, 1e-6, 100.0)?;
+        check_opt("ce_threshold_s", self.ce_threshold_s, 0.0, 10.0)?;
+        check_opt("mtu_bytes", self.mtu_bytes.map(f64::from), 0.0, 1e9)?;
+        self.limit.map_or(Ok(()), |l| check_limit("limit", l))
+    }
+
+    pub fn build(&self, link: LinkInfo) -> CoDel {
+        let r = self.resolved();
+        let linux = r.profile == CoDelProfile::Linux;
+        let clock = |ns: Nanos| if linux { ns >> CODEL_SHIFT } else { ns };
+        CoDel {
+            linux,
+            target: clock(secs(r.target_s.unwrap_or(0.005))),
+            interval: clock(secs(r.interval_s.unwrap_or(0.1))),
+            ce_threshold: r.ce_threshold_s.map(|s| clock(secs(s))),
+            maxpacket: r.mtu_bytes.unwrap_or(link.mtu) as u64,
+            ecn: r.ecn.unwrap_or(false),
+            count: 0,
+            lastcount: 0,
+            dropping: false,
+            rec_inv_sqrt: 0,
+            first_above_time: 0,
+            drop_next: 0,
+            ldelay: 0,
+            phase: Phase::Normal,
+        }
+    }
+}
+
+/// codel.h: time is kept in units of 2^10 ns.
+const CODEL_SHIFT: u32 = 10;
+
+/// One Newton step for `1/√count` in Q0.16 (codel.h `codel_Newton_step`):
+/// `x' = x·(3 − count·x²)/2`, in 32-bit fixed point.
+pub fn newton_step(rec_inv_sqrt: u16, count: u32) -> u16 {
+    let x = (rec_inv_sqrt as u64) << 16;
+    let x2 = (x * x) >> 32;
+    let val = ((3u64 << 32).wrapping_sub(count as u64 * x2)) >> 2;
+    (((val * x) >> 31) >> 16) as u16
+}
+
+/// codel.h `codel_control_law`: `t + reciprocal_scale(interval, rec_inv_sqrt << 16)`.
+pub fn linux_control_law(t: u64, interval: u64, rec_inv_sqrt: u16) -> u64 {
+    t + ((interval * ((rec_inv_sqrt as u64) << 16)) >> 32)
+}
+
+/// Where the previous call left the dequeue loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Normal,
+    /// The previous packet was dropped on entering the dropping state: deliver this one.
+    AfterEntryDrop,
+    /// The previous packet was dropped inside the drop loop: re-evaluate with this one.
+    InDropLoop,
+}
+
+/// One CoDel instance. Times are in the profile's clock units (ns, or 1024 ns for `linux`).
+#[derive(Clone, Debug)]
+pub struct CoDel {
+    linux: bool,
+    target: u64,
+    interval: u64,
+    ce_threshold: Option<u64>,
+    maxpacket: u64,
+    ecn: bool,
+    count: u32,
+    lastcount: u32,
+    dropping: bool,
+    rec_inv_sqrt: u16,
+    /// 0 = unset.
+    first_above_time: u64,
+    drop_next: u64,
+    /// Sojourn time of the last packet looked at.
+    ldelay: u64,
+    phase: Phase,
+}
+
+impl CoDel {
+    fn clock(&self, ns: Nanos) -> u64 {
+        if self.linux {
+            ns >> CODEL_SHIFT
+        } else {
+            ns
+        }
+    }
+
+    fn to_secs(&self, t: u64) -> f64 {
+        let ns = if self.linux { t << CODEL_SHIFT } else { t };
+        ns as f64 / NS_PER_SEC as f64
+    }
+
+    pub fn dropping(&self) -> bool {
+        self.dropping
+    }
+
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// The next scheduled drop, seconds.
+    pub fn drop_next_s(&self) -> f64 {
+        self.to_secs(self.drop_next)
+    }
+
+    fn control_law(&self, t: u64) -> u64 {
+        if self.linux {
+            linux_control_law(t, self.interval, self.rec_inv_sqrt)
+        } else {
+            // RFC 8289 §5.5: t + INTERVAL/√count (not (t + INTERVAL)/√count: spec §9.13).
+            t + (self.interval as f64 / (self.count as f64).sqrt()).round() as u64
+        }
+    }
+
+    fn count_changed(&mut self) {
+        if self.linux {
+            self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
+        }
+    }
+
+    /// RFC 8289 §5.3 dodequeue / codel_should_drop: is this packet's sojourn above target for
+    /// long enough? `backlog` is what stays queued.
+    fn should_drop(&mut self, now: u64, sojourn: u64, backlog: u64) -> bool {
+        self.ldelay = sojourn;
+        if sojourn < self.target || backlog <= self.maxpacket {
+            self.first_above_time = 0;
+            return false;
+        }
+        if self.first_above_time == 0 {
+            self.first_above_time = now + self.interval;
+            return false;
+        }
+        if self.linux {
+            now > self.first_above_time
+        } else {
+            now >= self.first_above_time
+        }
+    }
+
+    /// Entering the dropping state (RFC 8289 §5.4): resume near the previous rate if the last
+    /// dropping state ended less than 16 intervals ago.
+    fn enter(&mut self, now: u64) {
+        self.dropping = true;
+        let delta = self.count.wrapping_sub(self.lastcount);
+        let recent = (now as i64 - self.drop_next as i64) < 16 * self.interval as i64;
+        if delta > 1 && recent {
+            self.count = delta;
+            self.count_changed();
+        } else {
+            self.count = 1;
+            self.rec_inv_sqrt = u16::MAX;
+        }
+        self.lastcount = self.count;
+        self.drop_next = self.control_law(now);
+    }
+
+    /// The drop loop's test for the packet at hand (codel_dequeue's `while` body).
+    fn drop_if_due(&mut self, now: u64, pkt: &Pkt) -> Verdict {
+        self.phase = Phase::Normal;
+        if now < self.drop_next {
+            return Verdict::Accept;
+        }
+        self.count += 1;
+        self.count_changed();
+        if self.ecn && pkt.ecn.is_capable() {
+            self.drop_next = self.control_law(self.drop_next);
+            return Verdict::Mark;
+        }
+        self.phase = Phase::InDropLoop;
+        Verdict::Drop
+    }
+}
+
+impl Aqm for CoDel {
+    fn on_enqueue(&mut self, _now: Nanos, _pkt: &Pkt, _q: &QueueView) -> Verdict {
+        // CoDel does nothing at enqueue; the queue's limit is its only arrival-side drop.
+        Verdict::Accept
+    }
+
+    fn on_dequeue(&mut self, now: Nanos, pkt: &Pkt, q: &QueueView) -> Verdict {
+        let now = self.clock(now);
+        let sojourn = now - self.clock(pkt.enqueued_at);
+        let ok = self.should_drop(now, sojourn, q.backlog.bytes);
+        let verdict = match self.phase {
+            Phase::AfterEntryDrop => {
+                self.phase = Phase::Normal;
+                Verdict::Accept
+            }
+            Phase::InDropLoop if !ok => {
+                self.phase = Phase::Normal;
+                self.dropping = false;
+                Verdict::Accept
+            }
+            Phase::InDropLoop => {
+                self.drop_next = self.control_law(self.drop_next);
+                self.drop_if_due(now, pkt)
+            }
+            Phase::Normal if self.dropping && !ok => {
+                self.dropping = false;
+                Verdict::Accept
+            }
+            Phase::Normal if self.dropping => self.drop_if_due(now, pkt),
+            Phase::Normal if ok => {
+                self.enter(now);
+                if self.ecn && pkt.ecn.is_capable() {
+                    Verdict::Mark
+                } else {
+                    self.phase = Phase::AfterEntryDrop;
+                    Verdict::Drop
+                }
+            }
+            Phase::Normal => Verdict::Accept,
+        };
+        let over_ce = self.ce_threshold.is_some_and(|th| self.ldelay > th);
+        if verdict == Verdict::Accept && over_ce && pkt.ecn.is_capable() {
+            return Verdict::Mark;
+        }
+        verdict
+    }
+
+    fn on_empty(&mut self, _now: Nanos) {
+        match self.phase {
+            // The loop dequeued nothing after a drop: should_drop(NULL) clears first_above_time,
+            // which ends the loop's dropping state but not a state just entered (codel_impl.h).
+            Phase::InDropLoop => {
+                self.first_above_time = 0;
+                self.dropping = false;
+            }
+            Phase::AfterEntryDrop => self.first_above_time = 0,
+            // A dequeue on an empty queue leaves the dropping state (RFC 8289 also forgets
+            // first_above_time; Linux does not).
+            Phase::Normal => {
+                self.dropping = false;
+                if !self.linux {
+                    self.first_above_time = 0;
+                }
+            }
+        }
+        self.phase = Phase::Normal;
+    }
+
+    fn probe_names(&self) -> Vec<&'static str> {
+        vec!["dropping", "count", "drop_next_s", "sojourn_s"]
+    }
+
+    fn probe(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&[self.dropping as u8 as f64, self.count as f64, self.drop_next_s(), self.to_secs(self.ldelay)]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::QdiscConfig;
+    use crate::packet::Ecn;
+    use crate::queue::{Action, ActionKind, DropReason, Qdisc, QueueDisc};
+    use crate::rng::Rng;
+    use crate::time::NS_PER_MS;
+
+    const LINK: LinkInfo = LinkInfo { rate_bps: 10_000_000, mtu: 1500 };
+
+    #[test]
+    fn newton_steps_and_control_law_of_spec_8_3() {
+        // From 1.0 (0xFFFF): count 2 → 32769 (0.500), count 3 → 36864 (0.5625), count 4 → 31968.
+        assert_eq!(newton_step(u16::MAX, 2), 32_769);
+        assert_eq!(newton_step(32_769, 3), 36_864);
+        assert_eq!(newton_step(36_864, 4), 31_968);
+        // interval 100 ms = 97 656 units; ·0xFFFF/2^16 → 97 654; ·32769/2^16 → 48 829.
+        assert_eq!(linux_control_law(0, 97_656, u16::MAX), 97_654);
+        assert_eq!(linux_control_law(1000, 97_656, 32_769), 1000 + 48_829);
+    }
+
+    /// 20 packets of 1000 B queued at t = 0 (spec §8.3 case 5 / 6).
+    fn loaded(profile: CoDelProfile, ecn: bool, ect: bool) -> Qdisc {
+        let cfg = QdiscConfig::CoDel(CoDelConfig { profile, ecn: Some(ecn), ..Default::default() });
+        cfg.validate().unwrap();
+        let mut q = cfg.build(LINK, Rng::from_seed(1));
+        let mut out = Vec::new();
+        for i in 0..20 {
+            let mut p = Pkt::new(i, 1000, 0);
+            p.ecn = if ect { Ecn::Ect0 } else { Ecn::NotEct };
+            assert!(q.enqueue(0, p, &mut out));
+        }
+        q
+    }
+
+    fn deq(q: &mut Qdisc, ms: u64, out: &mut Vec<Action>) -> bool {
+        q.dequeue(ms * NS_PER_MS, out).is_some()
+    }
+
+    fn count(out: &[Action], kind: ActionKind) -> usize {
+        out.iter().filter(|a| a.kind == kind).count()
+    }
+
+    #[test]
+    fn basic_drop_schedule_rfc_and_linux() {
+        // (profile, drops after the 420 ms dequeue, queue then, drop_next then in ms).
+        for (profile, drops, left, next_ms) in [(CoDelProfile::Rfc, 3, 13, 438.446), (CoDelProfile::Linux, 4, 12, 465.03)] {
+            let mut q = loaded(profile, false, false);
+            let mut out = Vec::new();
+            // 10 ms: sojourn above target, first_above_time = 110 ms; delivered.
+            assert!(deq(&mut q, 10, &mut out) && out.is_empty());
+            // 210 ms: enter dropping: one drop and the next packet delivered.
+            assert!(deq(&mut q, 210, &mut out));
+            assert_eq!((out.len(), q.backlog().packets), (1, 17));
+            assert!(deq(&mut q, 210, &mut out));
+            assert_eq!((out.len(), q.backlog().packets), (1, 16));
+            // 420 ms: drop_next 310 ms (Linux 309.998) has passed: the drop loop runs.
+            assert!(deq(&mut q, 420, &mut out));
+            assert_eq!(count(&out, ActionKind::Drop(DropReason::Dequeue)), drops, "{profile:?}");
+            assert_eq!(q.backlog().packets, left, "{profile:?}");
+            let Qdisc::CoDel(sq) = &q else { unreachable!() };
+            assert!((sq.aqm.drop_next_s() * 1e3 - next_ms).abs() < 0.01, "{profile:?}: {}", sq.aqm.drop_next_s());
+        }
+    }
+
+    #[test]
+    fn ecn_marks_instead_of_drops() {
+        // spec §8.3 case 6(2): marks where case 5 dropped, 2 marks after the 420 ms dequeue.
+        let mut q = loaded(CoDelProfile::Linux, true, true);
+        let mut out = Vec::new();
+        deq(&mut q, 10, &mut out);
+        assert!(deq(&mut q, 210, &mut out));
+        assert_eq!((count(&out, ActionKind::Mark), q.backlog().packets), (1, 18));
+        deq(&mut q, 210, &mut out);
+        deq(&mut q, 420, &mut out);
+        assert_eq!((count(&out, ActionKind::Mark), out.len()), (2, 2));
+        // Not-ECT packets with ECN on are dropped as usual.
+        let mut q = loaded(CoDelProfile::Linux, true, false);
+        out.clear();
+        deq(&mut q, 10, &mut out);
+        deq(&mut q, 210, &mut out);
+        assert_eq!(count(&out, ActionKind::Drop(DropReason::Dequeue)), 1);
+    }
+
+    #[test]
+    fn interval_over_sqrt_count_schedule() {
+        // RFC profile, a standing queue of 1000 packets, a dequeue every ms: first_above_time is
+        // 110 ms, so the entry drop comes at 110 ms, then drop_next = 210, 210 + 100/√2 = 280.71,
+        // + 100/√3 = 338.45, + 100/√4 = 388.45, + 100/√5 = 433.17, + 100/√6 = 473.99 ms.
+        let mut q = QdiscConfig::CoDel(CoDelConfig::default()).build(LINK, Rng::from_seed(1));
+        let mut out = Vec::new();
+        for i in 0..1000 {
+            q.enqueue(0, Pkt::new(i, 1000, 0), &mut out);
+        }
+        let mut drop_times = Vec::new();
+        for ms in 10..=480 {
+            if ms > 10 && ms < 100 {
+                continue;
+            }
+            out.clear();
+            deq(&mut q, ms, &mut out);
+            drop_times.extend(out.iter().map(|_| ms));
+        }
+        assert_eq!(drop_times, vec![110, 210, 281, 339, 389, 434, 474]);
+    }
+
+    #[test]
+    fn overflow_and_ce_threshold() {
+        // spec §8.3 case 2: 503 arrivals into 500 packets: 3 tail drops.
+        let mut q = QdiscConfig::CoDel(CoDelConfig { limit: Some(QueueLimit::Packets(500)), ..Default::default() }).build(LINK, Rng::from_seed(1));
+        let mut out = Vec::new();
+        let accepted = (0..503).filter(|&i| q.enqueue(0, Pkt::new(i, 1000, 0), &mut out)).count();
+        assert_eq!((accepted, count(&out, ActionKind::Drop(DropReason::Overflow))), (500, 3));
+        // case 6(4): ce_threshold 2 ms marks an ECT packet after 3 ms, not after 1 ms.
+        let cfg = CoDelConfig { profile: CoDelProfile::Linux, ecn: Some(true), ce_threshold_s: Some(0.002), ..Default::default() };
+        let mut q = QdiscConfig::CoDel(cfg).build(LINK, Rng::from_seed(1));
+        out.clear();
+        for i in 0..5 {
+            let mut p = Pkt::new(i, 1000, 0);
+            p.ecn = Ecn::Ect0;
+            q.enqueue(0, p, &mut out);
+        }
+        deq(&mut q, 1, &mut out);
+        assert!(out.is_empty());
+        deq(&mut q, 3, &mut out);
+        assert_eq!(count(&out, ActionKind::Mark), 1);
+    }
+
+    #[test]
+    fn empty_queue_ends_the_dropping_state() {
+        let mut q = loaded(CoDelProfile::Rfc, false, false);
+        let mut out = Vec::new();
+        deq(&mut q, 10, &mut out);
+        deq(&mut q, 210, &mut out);
+        let Qdisc::CoDel(sq) = &q else { unreachable!() };
+        assert!(sq.aqm.dropping());
+        while deq(&mut q, 211, &mut out) {}
+        let Qdisc::CoDel(sq) = &q else { unreachable!() };
+        assert!(!sq.aqm.dropping());
+    }
+}

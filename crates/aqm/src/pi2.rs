@@ -1,0 +1,257 @@
+//! PI²: a plain PI controller on the queueing delay drives a pseudo-probability p′; Classic
+//! traffic is dropped (or marked) with probability p′² (De Schepper et al., CoNEXT 2016;
+//! spec §4.1, ppv-pi2-fluid-tcp.md §2.1–2.3).
+//!
+//! Every T_update: `p′ ← clamp(p′ + α·(τ − τ_ref) + β·(τ − τ_old), 0, 1)`. Squaring makes the
+//! loop gain independent of the operating point for Reno-like traffic, so none of PIE's
+//! heuristics remain: no auto-tune table, no burst allowance, no low-delay bypass, no 2 % cap,
+//! no 250 ms boost. Kept, as in both the authors' sch_pi2 and the ns-3 port: no early drop while
+//! the queue holds at most two packets, the ×0.98 decay after two zero delay samples, and the
+//! reset of the departure-rate estimate once the queue is quiet.
+//!
+//! Profiles (both: target 20 ms, T_update 30 ms, departure-rate delay over 10 KB cycles with
+//! EWMA 1/2, 200 KB buffer, as in WNS3'17 Table 3):
+//! - `paper`: α = 0.125 Hz, β = 1.25 Hz as printed in WNS3'17;
+//! - `final_code`: α = 0.3125 Hz, β = 3.125 Hz, the ns-3 port's last commit (= sch_pi2's
+//!   10/16 and 100/16 Hz on the scalable probability p′·k with k = 2).
+//!
+//! The squared decision is one draw against p′² (as the ns-3 port; two independent draws
+//! against p′, as sch_pi2 does, have the same distribution).
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::QueueLimit;
+use crate::packet::Pkt;
+use crate::pie::{Averaging, DelayMeasure, RateEstimator};
+use crate::queue::{Aqm, QueueView, Verdict};
+use crate::rng::Rng;
+use crate::signal::random_verdict;
+use crate::time::{secs, to_secs, Nanos};
+use crate::validate::{check_limit, check_opt};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pi2Profile {
+    #[default]
+    Paper,
+    FinalCode,
+}
+
+/// The JSON form of PI².
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Pi2Config {
+    pub limit: Option<QueueLimit>,
+    pub profile: Pi2Profile,
+    pub target_s: Option<f64>,
+    pub tupdate_s: Option<f64>,
+    pub alpha_hz: Option<f64>,
+    pub beta_hz: Option<f64>,
+    pub delay: Option<DelayMeasure>,
+    pub dq_threshold_bytes: Option<u32>,
+    pub rate_ewma: Option<f64>,
+    /// ×0.98 after two zero delay samples.
+    pub decay: Option<bool>,
+    /// Scale p′² by size / mean_pkt_size, and count the 2-packet bypass in bytes.
+    pub byte_mode: Option<bool>,
+    pub mean_pkt_size: Option<u32>,
+    pub ecn: Option<bool>,
+}
+
+impl Pi2Config {
+    pub fn resolved(&self) -> Pi2Config {
+        let (alpha, beta) = match self.profile {
+            Pi2Profile::Paper => (0.125, 1.25),
+            Pi2Profile::FinalCode => (0.3125, 3.125),
+        };
+        Pi2Config {
+            limit: self.limit.or(Some(QueueLimit::Bytes(200_000))),
+            profile: self.profile,
+            target_s: self.target_s.or(Some(0.020)),
+            tupdate_s: self.tupdate_s.or(Some(0.030)),
+            alpha_hz: self.alpha_hz.or(Some(alpha)),
+            beta_hz: self.beta_hz.or(Some(beta)),
+            delay: self.delay.or(Some(DelayMeasure::RateEstimator)),
+            dq_threshold_bytes: self.dq_threshold_bytes.or(Some(10_000)),
+            rate_ewma: self.rate_ewma.or(Some(0.5)),
+            decay: self.decay.or(Some(true)),
+            byte_mode: self.byte_mode.or(Some(false)),
+            mean_pkt_size: self.mean_pkt_size.or(Some(1000)),
+            ecn: self.ecn.or(Some(false)),
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        check_opt("target_s", self.target_s, 1e-6, 10.0)?;
+        check_opt("tupdate_s", self.tupdate_s, 1e-6, 10.0)?;
+        check_opt("alpha_hz", self.alpha_hz, 0.0, 1e6)?;
+        check_opt("beta_hz", self.beta_hz, 0.0, 1e6)?;
+        check_opt("dq_threshold_bytes", self.dq_threshold_bytes.map(f64::from), 1.0, 1e8)?;
+        check_opt("rate_ewma", self.rate_ewma, 1e-6, 1.0)?;
+        check_opt("mean_pkt_size", self.mean_pkt_size.map(f64::from), 1.0, 65_535.0)?;
+        self.limit.map_or(Ok(()), |l| check_limit("limit", l))
+    }
+
+    pub fn build(&self, rng: Rng) -> Pi2 {
+        let r = self.resolved();
+        let delay = r.delay.unwrap_or(DelayMeasure::RateEstimator);
+        Pi2 {
+            alpha: r.alpha_hz.unwrap_or(0.125),
+            beta: r.beta_hz.unwrap_or(1.25),
+            target: secs(r.target_s.unwrap_or(0.02)),
+            tupdate: secs(r.tupdate_s.unwrap_or(0.03)),
+            delay,
+            decay: r.decay.unwrap_or(true),
+            byte_mode: r.byte_mode.unwrap_or(false),
+            mean_pkt_size: r.mean_pkt_size.unwrap_or(1000),
+            ecn: r.ecn.unwrap_or(false),
+            est: RateEstimator::new(Averaging::Rate(r.rate_ewma.unwrap_or(0.5)), r.dq_threshold_bytes.unwrap_or(10_000), true),
+            rng,
+            p_prime: 0.0,
+            qdelay: 0,
+            qdelay_old: 0,
+        }
+    }
+}
+
+/// One PI² instance.
+#[derive(Clone, Debug)]
+pub struct Pi2 {
+    alpha: f64,
+    beta: f64,
+    target: Nanos,
+    tupdate: Nanos,
+    delay: DelayMeasure,
+    decay: bool,
+    byte_mode: bool,
+    mean_pkt_size: u32,
+    ecn: bool,
+    est: RateEstimator,
+    rng: Rng,
+    p_prime: f64,
+    qdelay: Nanos,
+    qdelay_old: Nanos,
+}
+
+impl Pi2 {
+    /// The controlled pseudo-probability p′.
+    pub fn p_prime(&self) -> f64 {
+        self.p_prime
+    }
+
+    /// The Classic drop/mark probability p′².
+    pub fn prob(&self) -> f64 {
+        self.p_prime * self.p_prime
+    }
+
+    /// The PI law on delays in seconds.
+    pub fn step(&mut self, qdelay_s: f64, qdelay_old_s: f64) {
+        let mut p = self.p_prime + self.alpha * (qdelay_s - to_secs(self.target)) + self.beta * (qdelay_s - qdelay_old_s);
+        if self.decay && qdelay_s == 0.0 && qdelay_old_s == 0.0 {
+            p *= 0.98;
+        }
+        self.p_prime = p.clamp(0.0, 1.0);
+    }
+}
+
+impl Aqm for Pi2 {
+    fn on_enqueue(&mut self, _now: Nanos, pkt: &Pkt, q: &QueueView) -> Verdict {
+        let b = q.backlog;
+        let mean = self.mean_pkt_size as u64;
+        let few = if self.byte_mode { b.bytes <= 2 * mean } else { b.packets <= 2 };
+        if few {
+            return Verdict::Accept;
+        }
+        let scale = if self.byte_mode { pkt.len as f64 / mean as f64 } else { 1.0 };
+        let p = self.prob() * scale;
+        random_verdict(&mut self.rng, p, self.ecn, pkt)
+    }
+
+    fn on_dequeue(&mut self, now: Nanos, pkt: &Pkt, q: &QueueView) -> Verdict {
+        match self.delay {
+            DelayMeasure::Timestamps => self.qdelay = if q.backlog.packets == 0 { 0 } else { now - pkt.enqueued_at },
+            DelayMeasure::RateEstimator => {
+                self.est.on_dequeue(now, pkt.len, q.backlog.bytes);
+            }
+        }
+        Verdict::Accept
+    }
+
+    fn update_interval(&self) -> Option<Nanos> {
+        Some(self.tupdate)
+    }
+
+    fn on_update(&mut self, _now: Nanos, q: &QueueView) {
+        if self.delay == DelayMeasure::RateEstimator {
+            self.qdelay_old = self.qdelay;
+            self.qdelay = self.est.delay(q.backlog.bytes);
+        }
+        self.step(to_secs(self.qdelay), to_secs(self.qdelay_old));
+        let quiet = 2 * self.qdelay < self.target && 2 * self.qdelay_old < self.target && self.p_prime == 0.0;
+        if quiet && self.est.has_estimate() {
+            // The ns-3 port restarts the rate estimate once the queue is quiet.
+            self.est.reset();
+        }
+        if self.delay == DelayMeasure::Timestamps {
+            self.qdelay_old = self.qdelay;
+        }
+    }
+
+    fn probe_names(&self) -> Vec<&'static str> {
+        vec!["p_prime", "prob", "qdelay_s", "avg_dq_rate_Bps"]
+    }
+
+    fn probe(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&[self.p_prime, self.prob(), to_secs(self.qdelay), self.est.rate_bytes_per_s()]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::Backlog;
+
+    fn view(packets: u32) -> QueueView {
+        QueueView { backlog: Backlog { bytes: packets as u64 * 1000, packets }, limit: QueueLimit::Packets(1000) }
+    }
+
+    #[test]
+    fn plain_pi_law_with_both_gain_sets() {
+        // τ = 40 ms, τ_old = 30 ms, ref 20 ms: Δp′ = α·0.02 + β·0.01, no auto-tune at any p′.
+        for (profile, want) in [(Pi2Profile::Paper, 0.125 * 0.02 + 1.25 * 0.01), (Pi2Profile::FinalCode, 0.3125 * 0.02 + 3.125 * 0.01)] {
+            let mut a = Pi2Config { profile, ..Default::default() }.build(Rng::from_seed(1));
+            a.step(0.040, 0.030);
+            assert!((a.p_prime() - want).abs() < 1e-16, "{profile:?}");
+            // The same step at p′ = 0.5 (PIE would scale it by its table; PI² does not).
+            a.p_prime = 0.5;
+            a.step(0.040, 0.030);
+            assert!((a.p_prime() - (0.5 + want)).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn squaring_decay_and_clamp() {
+        let mut a = Pi2Config::default().build(Rng::from_seed(1));
+        a.p_prime = 0.3;
+        assert_eq!(a.prob(), 0.3 * 0.3);
+        // Two zero delays: (0.3 − 0.125·0.02)·0.98.
+        a.step(0.0, 0.0);
+        assert!((a.p_prime() - (0.3 - 0.0025) * 0.98).abs() < 1e-16);
+        a.step(5.0, 0.0);
+        assert_eq!(a.p_prime(), 1.0);
+    }
+
+    #[test]
+    fn drop_frequency_is_p_prime_squared() {
+        let mut a = Pi2Config::default().build(Rng::from_seed(9));
+        a.p_prime = 0.3;
+        let pkt = Pkt::new(1, 1000, 0);
+        let n = 200_000;
+        let drops = (0..n).filter(|_| a.on_enqueue(0, &pkt, &view(10)) == Verdict::Drop).count();
+        // Binomial(2e5, 0.09): sd = sqrt(n·p·(1−p))/n = 6.4e-4; 5 sigma band.
+        let freq = drops as f64 / n as f64;
+        assert!((freq - 0.09).abs() < 0.0032, "{freq}");
+        // At most two packets queued: never dropped.
+        assert!((0..1000).all(|_| a.on_enqueue(0, &pkt, &view(2)) == Verdict::Accept));
+    }
+}

@@ -1,0 +1,127 @@
+//! A strict-priority class in front of any discipline (the "VoIP queue" ahead of PIE in the
+//! 2013 PIE slides; RFC 7806 §3): packets of the listed flows go to a DropTail FIFO that is
+//! always served first; everything else goes to the inner discipline, whose AQM sees only it.
+//! The class is selected by flow id (packets carry no DSCP here).
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{QdiscConfig, QueueLimit};
+use crate::packet::Pkt;
+use crate::queue::{admit, Action, Backlog, Fifo, LinkInfo, Qdisc, QueueDisc, QueueView, Verdict};
+use crate::rng::Rng;
+use crate::time::Nanos;
+use crate::validate::check_limit;
+
+/// The JSON form: `{"type":"strict_priority","high_flows":[..],"high_limit":{..},"low":{..}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrictPriorityConfig {
+    /// Flow ids served first.
+    pub high_flows: Vec<u32>,
+    /// Hard limit of the priority FIFO (default 100 packets).
+    #[serde(default)]
+    pub high_limit: Option<QueueLimit>,
+    /// The discipline for all other traffic.
+    pub low: Box<QdiscConfig>,
+}
+
+impl StrictPriorityConfig {
+    pub fn resolved(&self) -> StrictPriorityConfig {
+        StrictPriorityConfig { high_flows: self.high_flows.clone(), high_limit: self.high_limit.or(Some(QueueLimit::Packets(100))), low: Box::new(self.low.resolved()) }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        self.high_limit.map_or(Ok(()), |l| check_limit("high_limit", l))?;
+        self.low.validate().map_err(|e| format!("low.{e}"))
+    }
+
+    pub fn build(&self, link: LinkInfo, rng: Rng) -> StrictPriority {
+        let mut high_flows = self.high_flows.clone();
+        high_flows.sort_unstable();
+        StrictPriority { high_flows, high: Fifo::default(), high_limit: self.high_limit.unwrap_or(QueueLimit::Packets(100)), low: self.low.build(link, rng) }
+    }
+}
+
+/// A priority FIFO in front of an inner discipline.
+#[derive(Clone, Debug)]
+pub struct StrictPriority {
+    high_flows: Vec<u32>,
+    high: Fifo,
+    high_limit: QueueLimit,
+    low: Qdisc,
+}
+
+impl QueueDisc for StrictPriority {
+    fn enqueue(&mut self, now: Nanos, pkt: Pkt, out: &mut Vec<Action>) -> bool {
+        if self.high_flows.binary_search(&pkt.flow).is_err() {
+            return self.low.enqueue(now, pkt, out);
+        }
+        let view = QueueView { backlog: self.high.backlog(), limit: self.high_limit };
+        match admit(now, pkt, Verdict::Accept, view.would_overflow(pkt.len), out) {
+            Some(p) => {
+                self.high.push(p);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn dequeue(&mut self, now: Nanos, out: &mut Vec<Action>) -> Option<Pkt> {
+        self.high.pop().or_else(|| self.low.dequeue(now, out))
+    }
+
+    fn next_update_at(&self) -> Option<Nanos> {
+        self.low.next_update_at()
+    }
+
+    fn update(&mut self, now: Nanos) {
+        self.low.update(now)
+    }
+
+    fn backlog(&self) -> Backlog {
+        let (h, l) = (self.high.backlog(), self.low.backlog());
+        Backlog { bytes: h.bytes + l.bytes, packets: h.packets + l.packets }
+    }
+
+    fn set_link_rate(&mut self, rate_bps: u64) {
+        self.low.set_link_rate(rate_bps)
+    }
+
+    fn probe_names(&self) -> Vec<&'static str> {
+        let mut names = vec!["high_packets"];
+        names.extend(self.low.probe_names());
+        names
+    }
+
+    fn probe(&self, out: &mut Vec<f64>) {
+        out.push(self.high.backlog().packets as f64);
+        self.low.probe(out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::{ActionKind, DropReason};
+
+    #[test]
+    fn priority_flows_go_first_and_have_their_own_limit() {
+        let json = r#"{"type":"strict_priority","high_flows":[7],"high_limit":{"packets":2},"low":{"type":"pie","profile":"rfc"}}"#;
+        let cfg: QdiscConfig = serde_json::from_str(json).unwrap();
+        assert_eq!(cfg.validate(), Ok(()));
+        let mut q = cfg.build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
+        let mut out = Vec::new();
+        for i in 0..5 {
+            q.enqueue(0, Pkt::new(i, 1500, 1), &mut out);
+        }
+        assert!(q.enqueue(1, Pkt::new(10, 200, 7), &mut out));
+        assert!(q.enqueue(1, Pkt::new(11, 200, 7), &mut out));
+        assert!(!q.enqueue(1, Pkt::new(12, 200, 7), &mut out));
+        assert_eq!(out.iter().map(|a| (a.pkt.id, a.kind)).collect::<Vec<_>>(), vec![(12, ActionKind::Drop(DropReason::Overflow))]);
+        let order: Vec<u32> = std::iter::from_fn(|| q.dequeue(2, &mut out).map(|p| p.id)).collect();
+        assert_eq!(order, vec![10, 11, 0, 1, 2, 3, 4]);
+        assert_eq!(q.probe_names()[..2], ["high_packets", "prob"]);
+        let bad: QdiscConfig = serde_json::from_str(r#"{"type":"strict_priority","high_flows":[],"low":{"type":"codel","target_s":-1}}"#).unwrap();
+        assert!(bad.validate().unwrap_err().starts_with("low.target_s"));
+    }
+}
