@@ -15,7 +15,8 @@ import pandas as pd
 
 from .scenario import Scenario
 
-DROP_KINDS = {0: "overflow", 1: "early", 2: "dequeue", 3: "mark"}
+DROP_KINDS = {0: "overflow", 1: "early", 2: "dequeue", 3: "mark", 4: "impairment"}
+TCP_EVENT_KINDS = {0: "retransmit", 1: "timeout", 2: "recovery", 3: "ecn_reduction"}
 
 
 def _version() -> str:
@@ -113,6 +114,18 @@ class Result:
             "srtt_s": t["tcp_srtt_ns"] * 1e-9,
         }).dropna(subset=["cwnd"])
 
+    def tcp_events(self) -> pd.DataFrame:
+        """Retransmissions, timeouts, entries into loss recovery and ECN reductions, per flow."""
+        t = self.traces
+        kinds = pd.Categorical.from_codes(t["tcp_event_kind"].astype(int), categories=list(TCP_EVENT_KINDS.values()))
+        return pd.DataFrame({"t_s": t["tcp_event_t_ns"] * 1e-9, "flow": t["tcp_event_flow"], "kind": kinds})
+
+    def transfers(self) -> pd.DataFrame:
+        """Every completed finite transfer: flow, start, payload bytes, flow completion time."""
+        t = self.traces
+        return pd.DataFrame({"flow": t["transfer_flow"], "start_s": t["transfer_start_ns"] * 1e-9,
+                             "bytes": t["transfer_bytes"], "fct_s": t["transfer_fct_ns"] * 1e-9})
+
     def flows(self) -> pd.DataFrame:
         """The per-flow summary."""
         return pd.DataFrame(self.summary["flows"])
@@ -170,6 +183,7 @@ class Result:
         frames = {
             "queue": self.queue(), "sojourn": self.sojourn(), "flow_rates": self.flow_rates(),
             "drops": self.drops(), "probe": self.probe(), "tcp": self.tcp(), "flows": self.flows(),
+            "tcp_events": self.tcp_events(), "transfers": self.transfers(),
         }
         for name, df in frames.items():
             if len(df):

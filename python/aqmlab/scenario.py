@@ -91,6 +91,11 @@ def _positive(parse):
 _REQUIRED = object()
 
 
+def _pass(v, path):
+    """For values checked by their section's own code."""
+    return v
+
+
 def _section(data, schema: dict, path: str) -> dict:
     """Checks a table against {key: (checker, default)}; unknown keys are errors."""
     if not isinstance(data, dict):
@@ -210,6 +215,40 @@ def _rate_schedule(v, path):
     return steps
 
 
+def _impairment(v, path):
+    imp = _section(v, {"loss": (_pass, None), "mark": (_bool, False), "outages": (_pass, [])}, path)
+    loss = v.get("loss")
+    if loss is None:
+        model = "none"
+    elif isinstance(loss, dict) and set(loss) == {"bernoulli"}:
+        model = {"bernoulli": {"p": _number(0.0, 1.0)(loss["bernoulli"], f"{path}.loss.bernoulli")}}
+    elif isinstance(loss, dict) and set(loss) == {"periodic"}:
+        model = {"periodic": {"every": _int(1, 2**62)(loss["periodic"], f"{path}.loss.periodic")}}
+    else:
+        raise ScenarioError(f"{path}.loss", f"expected {{bernoulli = p}} or {{periodic = N}} (every N-th packet), got {loss!r}")
+    outages = v.get("outages", [])
+    if not isinstance(outages, list):
+        raise ScenarioError(f"{path}.outages", f"expected a list of [from, to] pairs, got {outages!r}")
+    spans = []
+    for i, o in enumerate(outages):
+        if not isinstance(o, list) or len(o) != 2:
+            raise ScenarioError(f"{path}.outages[{i}]", f"expected [from, to], got {o!r}")
+        a, b = (units.duration_ns(x, f"{path}.outages[{i}]") for x in o)
+        if a >= b:
+            raise ScenarioError(f"{path}.outages[{i}]", "from must be before to")
+        spans.append([a, b])
+    return {"loss": model, "mark_instead": imp["mark"], "outages": spans}
+
+
+def _impairment_fmt(d: dict) -> dict:
+    loss = d["loss"]
+    out: dict = {"mark": d["mark_instead"], "outages": [[units.fmt_duration(a), units.fmt_duration(b)] for a, b in d["outages"]]}
+    if loss != "none":
+        (kind, val), = loss.items()
+        out["loss"] = {kind: val["p"] if kind == "bernoulli" else val["every"]}
+    return out
+
+
 _BOTTLENECK = {
     "rate": (_positive(units.rate_bps), _REQUIRED),
     "delay": (units.duration_ns, _REQUIRED),
@@ -217,6 +256,7 @@ _BOTTLENECK = {
     "queue": (_qdisc, _REQUIRED),
     "reverse_queue": (_qdisc, None),
     "rate_schedule": (_rate_schedule, []),
+    "impairment": (_impairment, None),
 }
 
 _ACCESS = {
@@ -224,19 +264,80 @@ _ACCESS = {
     "queue": (_qdisc, None),
 }
 
-# TCP defaults: RFC 5681/6582/6298 NewReno with the 200 ms minimum RTO that Linux and ns-2
-# use (RFC 6298 says 1 s), an initial window of 2 segments as in ns-2, and a receiver window
-# large enough never to bind unless asked.
+# TCP: a named profile (expanded by the simulator, see aqmlab._core.TCP_PROFILES) plus any
+# overrides, each: user key -> (simulator field, checker, formatter for the resolved file).
+_ECN_MODES = {False: "off", True: "classic", "off": "off", "classic": "classic", "dctcp": "dctcp"}
+
+
+def _ecn(v, path):
+    if isinstance(v, (bool, str)) and v in _ECN_MODES:
+        return _ECN_MODES[v]
+    raise ScenarioError(path, f"expected true, false, 'classic' or 'dctcp', got {v!r}")
+
+
+def _same(v):
+    return v
+
+
+_TCP_FIELDS = {
+    "cc": ("cc", _choice("newreno", "cubic", "dctcp"), _same),
+    "sack": ("sack", _bool, _same),
+    "prr": ("prr", _bool, _same),
+    "limited_transmit": ("limited_transmit", _bool, _same),
+    "growth": ("growth", _choice("per_ack", "byte_counting"), _same),
+    "reduce_from": ("reduce_from", _choice("flight", "cwnd"), _same),
+    "initial_cwnd": ("initial_cwnd", _int(1, 1000), _same),
+    "rwnd": ("rwnd", _int(1, 2**31 - 1), _same),
+    "min_rto": ("min_rto_ns", _positive(units.duration_ns), units.fmt_duration),
+    "initial_rto": ("initial_rto_ns", _positive(units.duration_ns), units.fmt_duration),
+    "max_rto": ("max_rto_ns", _positive(units.duration_ns), units.fmt_duration),
+    "clock_granularity": ("clock_granularity_ns", units.duration_ns, units.fmt_duration),
+    "dupack_threshold": ("dupack_threshold", _int(1, 1000), _same),
+    "ecn": ("ecn", _ecn, _same),
+    "timestamps": ("timestamps", _bool, _same),
+    "ack_every": ("ack_every", _int(1, 64), _same),
+    "delack_timeout": ("delack_timeout_ns", _positive(units.duration_ns), units.fmt_duration),
+}
+
+
+def _size_dist(v, path):
+    """'30KB' | {exponential = '12KB'} | {pareto = {mean = '12KB', shape = 1.2}}."""
+    if isinstance(v, dict) and set(v) == {"exponential"}:
+        return {"exponential": {"mean": float(_positive(units.size_bytes)(v["exponential"], f"{path}.exponential"))}}
+    if isinstance(v, dict) and set(v) == {"pareto"}:
+        par = _section(v["pareto"], {"mean": (_positive(units.size_bytes), _REQUIRED), "shape": (_number(1.0, 100.0, open_low=True), _REQUIRED)}, f"{path}.pareto")
+        return {"pareto": {"mean": float(par["mean"]), "shape": par["shape"]}}
+    if isinstance(v, dict):
+        raise ScenarioError(path, f"expected a size like '30KB', {{exponential = '12KB'}} or {{pareto = {{mean = '12KB', shape = 1.2}}}}, got {v!r}")
+    return {"fixed": _positive(units.size_bytes)(v, path)}
+
+
+def _size_fmt(d: dict):
+    (kind, val), = d.items()
+    if kind == "fixed":
+        return f"{val}B"
+    if kind == "exponential":
+        return {"exponential": f"{round(val['mean'])}B"}
+    return {"pareto": {"mean": f"{round(val['mean'])}B", "shape": val["shape"]}}
+
+
+def _number(lo: float, hi: float, *, open_low: bool = False):
+    def check(v, path):
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and (lo < v if open_low else lo <= v) and v <= hi
+        if not ok:
+            bracket = "(" if open_low else "["
+            raise ScenarioError(path, f"expected a number in {bracket}{lo}, {hi}], got {v!r}")
+        return float(v)
+    return check
+
+
 _TCP = {
-    "cc": (_choice("newreno"), "newreno"),
-    "initial_cwnd": (_int(1, 1000), 2),
-    "rwnd": (_int(1, 2**31 - 1), 1_000_000),
-    "min_rto": (_positive(units.duration_ns), 200_000_000),
-    "initial_rto": (_positive(units.duration_ns), 1_000_000_000),
-    "max_rto": (_positive(units.duration_ns), 60_000_000_000),
-    "clock_granularity": (units.duration_ns, 1_000_000),
-    "dupack_threshold": (_int(1, 1000), 3),
-    "size": (_positive(units.size_bytes), None),
+    "profile": (_str, "ns2-sack"),
+    **{k: (chk, None) for k, (_, chk, _) in _TCP_FIELDS.items()},
+    # The application: none of these is a bulk (FTP-like) flow.
+    "size": (_size_dist, None),
+    "think": (_positive(units.duration_ns), None),
+    "arrival_rate": (_number(0.0, 1e9, open_low=True), None),
 }
 _UDP = {"rate": (_positive(units.rate_bps), _REQUIRED), "ecn": (_bool, False)}
 _FLOW_COMMON = {
@@ -302,7 +403,48 @@ def _flow(v, path: str, index: int, bottleneck_delay: int) -> dict:
             raise ScenarioError(f"{path}.{key if key == 'start' else 'rtt'}", f"{len(d['each'])} values given for count = {count}")
     if g["packet_size"] <= 40:
         raise ScenarioError(f"{path}.packet_size", "must exceed the 40-byte IP+TCP header")
+    if typ == "tcp":
+        g["tcp"] = _resolve_tcp(g, path)
+        g["app"] = _app(g, path)
+    else:
+        g["app"] = {"type": "bulk"}
     return g
+
+
+def _resolve_tcp(g: dict, path: str) -> dict:
+    from . import _core
+
+    overrides = {_TCP_FIELDS[k][0]: g[k] for k in _TCP_FIELDS if g[k] is not None}
+    if g["cc"] == "dctcp" and g["ecn"] is None:
+        overrides["ecn"] = "dctcp"  # DCTCP needs its exact echo (RFC 8257 §3.2)
+    try:
+        return json.loads(_core.resolve_tcp(g["profile"], json.dumps(overrides)))
+    except ValueError as e:
+        msg = _SERDE_POS.sub("", str(e))
+        field, sep, rest = msg.partition(":")
+        user = next((k for k, (f, _, _) in _TCP_FIELDS.items() if f == field), field)
+        if sep and user in _TCP_FIELDS or field == "profile":
+            raise ScenarioError(f"{path}.{user}", rest.strip()) from None
+        raise ScenarioError(path, msg) from None
+
+
+def _app(g: dict, path: str) -> dict:
+    size, think, rate = g["size"], g["think"], g["arrival_rate"]
+    if rate is not None:
+        if size is None or g["stop"] is None or "fixed" not in g["start"] or g["count"] != 1:
+            raise ScenarioError(f"{path}.arrival_rate", "Poisson arrivals need 'size', a fixed 'start', a 'stop' and count = 1")
+        if think is not None:
+            raise ScenarioError(f"{path}.think", "give either 'think' (sessions) or 'arrival_rate' (Poisson arrivals)")
+        return {"type": "poisson", "rate_per_s": rate, "size": size}
+    if think is not None:
+        if size is None:
+            raise ScenarioError(f"{path}.size", "sessions ('think') need an object 'size'")
+        return {"type": "sessions", "size": size, "think_mean_ns": think}
+    if size is None:
+        return {"type": "bulk"}
+    if "fixed" not in size:
+        raise ScenarioError(f"{path}.size", "a single transfer needs a fixed size; random sizes go with 'think' or 'arrival_rate'")
+    return {"type": "transfer", "bytes": size["fixed"]}
 
 
 def _parse(data: dict) -> dict:
@@ -333,24 +475,20 @@ def _to_sim(p: dict) -> dict:
     flows = []
     for g in p["flows"]:
         if g["type"] == "tcp":
-            transport = {
-                "type": "tcp", "cc": g["cc"], "initial_cwnd": g["initial_cwnd"], "rwnd": g["rwnd"],
-                "min_rto_ns": g["min_rto"], "initial_rto_ns": g["initial_rto"], "max_rto_ns": g["max_rto"],
-                "clock_granularity_ns": g["clock_granularity"], "dupack_threshold": g["dupack_threshold"],
-                "transfer_bytes": g["size"],
-            }
+            transport = {"type": "tcp", **g["tcp"]}
         else:
             transport = {"type": "udp", "rate_bps": g["rate"], "ecn": g["ecn"]}
         flows.append({
             "name": g["name"], "count": g["count"], "transport": transport,
             "access_delay_ns": g["access_delay"], "receiver_delay_ns": g["receiver_delay"],
-            "start_ns": g["start"], "stop_ns": g["stop"], "packet_size": g["packet_size"],
+            "start_ns": g["start"], "stop_ns": g["stop"], "packet_size": g["packet_size"], "app": g["app"],
         })
     return {
         "seed": p["seed"], "duration_ns": p["duration"], "warmup_ns": p["warmup"],
         "bottleneck": {
             "rate_bps": b["rate"], "delay_ns": b["delay"], "mtu": b["mtu"], "queue": b["queue"],
             "reverse_queue": b["reverse_queue"], "rate_schedule": b["rate_schedule"],
+            "impairment": b["impairment"],
         },
         "access": {"rate_bps": p["access"]["rate"], "queue": p["access"]["queue"]},
         "flows": flows,
@@ -383,13 +521,17 @@ def _to_resolved(p: dict) -> dict:
         if g["stop"] is not None:
             f["stop"] = d(g["stop"])
         if g["type"] == "tcp":
-            f.update({
-                "cc": g["cc"], "initial_cwnd": g["initial_cwnd"], "rwnd": g["rwnd"],
-                "min_rto": d(g["min_rto"]), "initial_rto": d(g["initial_rto"]), "max_rto": d(g["max_rto"]),
-                "clock_granularity": d(g["clock_granularity"]), "dupack_threshold": g["dupack_threshold"],
-            })
-            if g["size"] is not None:
-                f["size"] = f"{g['size']}B"
+            f["profile"] = g["profile"]
+            f.update({k: fmt(g["tcp"][field]) for k, (field, _, fmt) in _TCP_FIELDS.items()})
+            app = g["app"]
+            if app["type"] == "transfer":
+                f["size"] = f"{app['bytes']}B"
+            elif app["type"] in ("sessions", "poisson"):
+                f["size"] = _size_fmt(app["size"])
+                if app["type"] == "sessions":
+                    f["think"] = d(app["think_mean_ns"])
+                else:
+                    f["arrival_rate"] = app["rate_per_s"]
         else:
             f["rate"] = r(g["rate"])
             f["ecn"] = g["ecn"]
@@ -406,6 +548,7 @@ def _to_resolved(p: dict) -> dict:
             "rate": r(b["rate"]), "delay": d(b["delay"]), "mtu": f"{b['mtu']}B",
             "queue": qdisc(b["queue"]), "reverse_queue": qdisc(b["reverse_queue"]),
             "rate_schedule": [{"at": d(s["at_ns"]), "rate": r(s["rate_bps"])} for s in b["rate_schedule"]],
+            **({"impairment": _impairment_fmt(b["impairment"])} if b["impairment"] else {}),
         },
         "access": access,
         "flows": flows,

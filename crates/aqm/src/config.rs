@@ -14,6 +14,7 @@ use crate::pi::PiConfig;
 use crate::pi2::Pi2Config;
 use crate::pie::{Pie, PieConfig};
 use crate::proportional::PConfig;
+use crate::step::StepConfig;
 use crate::red::RedConfig;
 use crate::queue::{LinkInfo, Qdisc, SingleQueue};
 use crate::rng::Rng;
@@ -40,6 +41,8 @@ pub enum QdiscConfig {
     Pi(PiConfig),
     /// Proportional control on the instantaneous queue, see [`crate::proportional`].
     P(PConfig),
+    /// DCTCP step marking at K packets, see [`crate::step`].
+    Step(StepConfig),
     /// PI² (p′ by a PI law on delay, drop with p′²), see [`crate::pi2`].
     Pi2(Pi2Config),
     /// RED, gentle RED and Adaptive RED, see [`crate::red`].
@@ -65,6 +68,7 @@ impl QdiscConfig {
             QdiscConfig::Pie(c) => c.validate(),
             QdiscConfig::Pi(c) => c.validate(),
             QdiscConfig::P(c) => c.validate(),
+            QdiscConfig::Step(c) => c.validate(),
             QdiscConfig::Pi2(c) => c.validate(),
             QdiscConfig::Red(c) => c.validate(),
             QdiscConfig::CoDel(c) => c.validate(),
@@ -81,6 +85,7 @@ impl QdiscConfig {
             QdiscConfig::Pie(c) => QdiscConfig::Pie(c.resolved()),
             QdiscConfig::Pi(c) => QdiscConfig::Pi(c.resolved()),
             QdiscConfig::P(c) => QdiscConfig::P(c.resolved()),
+            QdiscConfig::Step(c) => QdiscConfig::Step(c.resolved()),
             QdiscConfig::Pi2(c) => QdiscConfig::Pi2(c.resolved()),
             QdiscConfig::Red(c) => QdiscConfig::Red(c.resolved()),
             QdiscConfig::CoDel(c) => QdiscConfig::CoDel(c.resolved()),
@@ -102,6 +107,7 @@ impl QdiscConfig {
             }
             QdiscConfig::Pi(c) => Qdisc::Pi(SingleQueue::new(c.build(rng), resolved_limit(c.resolved().limit))),
             QdiscConfig::P(c) => Qdisc::P(SingleQueue::new(c.build(rng), resolved_limit(c.resolved().limit))),
+            QdiscConfig::Step(c) => Qdisc::Step(SingleQueue::new(c.build(), resolved_limit(c.resolved().limit))),
             QdiscConfig::Pi2(c) => Qdisc::Pi2(SingleQueue::new(c.build(rng), resolved_limit(c.resolved().limit))),
             QdiscConfig::Red(c) => Qdisc::Red(SingleQueue::new(c.build(link, rng), resolved_limit(c.resolved().limit))),
             QdiscConfig::CoDel(c) => Qdisc::CoDel(SingleQueue::new(c.build(link), resolved_limit(c.resolved().limit))),

@@ -46,6 +46,7 @@ pub mod pie;
 pub mod proportional;
 pub mod red;
 pub mod signal;
+pub mod step;
 pub mod strict_priority;
 pub mod queue;
 pub mod rng;

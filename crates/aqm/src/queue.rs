@@ -15,6 +15,7 @@ use crate::pi::Pi;
 use crate::pi2::Pi2;
 use crate::pie::Pie;
 use crate::proportional::Proportional;
+use crate::step::Step;
 use crate::red::Red;
 use crate::strict_priority::StrictPriority;
 use crate::packet::{Ecn, Pkt};
@@ -302,6 +303,7 @@ pub enum Qdisc {
     Pie(SingleQueue<Pie>),
     Pi(SingleQueue<Pi>),
     P(SingleQueue<Proportional>),
+    Step(SingleQueue<Step>),
     Pi2(SingleQueue<Pi2>),
     Red(SingleQueue<Red>),
     CoDel(SingleQueue<CoDel>),
@@ -318,6 +320,7 @@ macro_rules! each_qdisc {
             Qdisc::Pie($q) => $body,
             Qdisc::Pi($q) => $body,
             Qdisc::P($q) => $body,
+            Qdisc::Step($q) => $body,
             Qdisc::Pi2($q) => $body,
             Qdisc::Red($q) => $body,
             Qdisc::CoDel($q) => $body,

@@ -93,6 +93,14 @@ impl Simulation {
         d.set_item("tcp_cwnd", array(py, &t.tcp_cwnd))?;
         d.set_item("tcp_ssthresh", array(py, &t.tcp_ssthresh))?;
         d.set_item("tcp_srtt_ns", array(py, &t.tcp_srtt_ns))?;
+        d.set_item("tcp_event_t_ns", array(py, &t.tcp_event_t))?;
+        d.set_item("tcp_event_flow", array(py, &t.tcp_event_flow))?;
+        d.set_item("tcp_event_kind", array(py, &t.tcp_event_kind))?;
+        let tr = &self.inner.transfers;
+        d.set_item("transfer_flow", tr.iter().map(|t| t.0).collect::<Vec<_>>().into_pyarray(py))?;
+        d.set_item("transfer_start_ns", tr.iter().map(|t| t.1).collect::<Vec<_>>().into_pyarray(py))?;
+        d.set_item("transfer_bytes", tr.iter().map(|t| t.2).collect::<Vec<_>>().into_pyarray(py))?;
+        d.set_item("transfer_fct_ns", tr.iter().map(|t| t.3).collect::<Vec<_>>().into_pyarray(py))?;
         Ok(d)
     }
 
@@ -126,6 +134,27 @@ fn resolve_qdisc(config_json: &str) -> PyResult<String> {
     serde_json::to_string(&q.resolved()).map_err(value_error)
 }
 
+/// Expands a TCP profile and applies overrides (a JSON object of TcpConfig fields); returns
+/// the resolved, validated configuration as JSON.
+#[pyfunction]
+fn resolve_tcp(profile: &str, overrides_json: &str) -> PyResult<String> {
+    let base = sim::config::TcpConfig::profile(profile).ok_or_else(|| {
+        value_error(format!("profile: unknown TCP profile '{profile}' (accepted: {})", sim::tcp::params::PROFILES.join(", ")))
+    })?;
+    let mut v = serde_json::to_value(&base).map_err(value_error)?;
+    let overrides: serde_json::Map<String, serde_json::Value> = serde_json::from_str(overrides_json).map_err(value_error)?;
+    let obj = v.as_object_mut().expect("TcpConfig is an object");
+    for (k, val) in overrides {
+        if !obj.contains_key(&k) {
+            return Err(value_error(format!("{k}: unknown TCP setting (accepted: {})", obj.keys().cloned().collect::<Vec<_>>().join(", "))));
+        }
+        obj.insert(k, val);
+    }
+    let cfg: sim::config::TcpConfig = serde_json::from_value(v).map_err(value_error)?;
+    cfg.validate().map_err(value_error)?;
+    serde_json::to_string(&cfg).map_err(value_error)
+}
+
 /// Runs a named benchmark scenario (see `sim::bench::NAMES`) at a fraction of its length and
 /// returns its figures as JSON.
 #[pyfunction(name = "bench")]
@@ -139,6 +168,8 @@ fn run_bench(py: Python<'_>, name: &str, fraction: f64) -> PyResult<String> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(resolve_qdisc, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_tcp, m)?)?;
+    m.add("TCP_PROFILES", sim::tcp::params::PROFILES.to_vec())?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add("BENCH_SCENARIOS", sim::bench::NAMES.to_vec())?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;

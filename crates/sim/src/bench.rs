@@ -7,22 +7,12 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::{QdiscConfig, QueueLimit};
 use serde::Serialize;
 
-use crate::config::{AccessConfig, BottleneckConfig, Dist, FlowGroup, RateStep, SimConfig, TcpConfig, TraceConfig, Transport};
+use crate::config::{AccessConfig, App, BottleneckConfig, Dist, FlowGroup, RateStep, SimConfig, TcpConfig, TraceConfig, Transport};
 use crate::world::Simulation;
 
-/// RFC 6298-style NewReno defaults with a 200 ms minimum RTO (as Linux and ns-2).
+/// The TCP of the benchmark and test scenarios: the ns-2 Sack1 profile of the PIE paper.
 pub fn default_tcp() -> TcpConfig {
-    TcpConfig {
-        cc: "newreno".into(),
-        initial_cwnd: 2,
-        rwnd: 1 << 20,
-        min_rto_ns: 200 * NS_PER_MS,
-        initial_rto_ns: NS_PER_SEC,
-        max_rto_ns: 60 * NS_PER_SEC,
-        clock_granularity_ns: NS_PER_MS,
-        dupack_threshold: 3,
-        transfer_bytes: None,
-    }
+    TcpConfig::profile("ns2-sack").expect("known profile")
 }
 
 /// All traces off.
@@ -45,6 +35,7 @@ pub fn tcp_dumbbell(n: u32, rate_bps: u64, rtt_ns: u64, limit: QueueLimit, durat
             queue: QdiscConfig::DropTail { limit },
             reverse_queue: QdiscConfig::DropTail { limit: QueueLimit::Packets(100_000) },
             rate_schedule: vec![],
+            impairment: None,
         },
         access: AccessConfig { rate_bps: None, queue: QdiscConfig::DropTail { limit: QueueLimit::Packets(1000) } },
         flows: vec![FlowGroup {
@@ -56,6 +47,7 @@ pub fn tcp_dumbbell(n: u32, rate_bps: u64, rtt_ns: u64, limit: QueueLimit, durat
             start_ns: Dist::Uniform { lo: 0, hi: NS_PER_SEC },
             stop_ns: None,
             packet_size: 1000,
+            app: App::Bulk,
         }],
         traces: no_traces(),
     }

@@ -3,6 +3,9 @@
 //! which writes this form; unknown fields are still rejected here.
 
 use aqm::{Nanos, QdiscConfig};
+
+pub use crate::net::impair::{ImpairConfig, LossModel};
+pub use crate::tcp::TcpConfig;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,6 +37,8 @@ pub struct BottleneckConfig {
     pub reverse_queue: QdiscConfig,
     /// Capacity changes, in time order, applied to both directions.
     pub rate_schedule: Vec<RateStep>,
+    /// Loss or outages on the forward direction, in front of the queue.
+    pub impairment: Option<ImpairConfig>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -82,6 +87,8 @@ pub struct FlowGroup {
     pub stop_ns: Option<Nanos>,
     /// Size of a full data packet on the wire, in bytes (headers included).
     pub packet_size: u32,
+    /// The application (TCP groups; UDP sources are constant-bit-rate).
+    pub app: App,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -91,26 +98,30 @@ pub enum Transport {
     Udp(UdpConfig),
 }
 
+/// What the application above a TCP connection asks it to send.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TcpConfig {
-    /// Congestion control; "newreno" is the one implemented by the foundation.
-    pub cc: String,
-    /// Initial congestion window, in segments.
-    pub initial_cwnd: u32,
-    /// Receiver window, in segments (caps the flight size).
-    pub rwnd: u32,
-    /// RFC 6298 lower bound on the RTO.
-    pub min_rto_ns: Nanos,
-    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
-    pub initial_rto_ns: Nanos,
-    pub max_rto_ns: Nanos,
-    /// Clock granularity G of RFC 6298 §2.
-    pub clock_granularity_ns: Nanos,
-    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
-    pub dupack_threshold: u32,
-    /// Bytes of payload to transfer; `None` for a bulk (unlimited) flow.
-    pub transfer_bytes: Option<u64>,
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum App {
+    /// Unlimited data from start to stop (FTP-like).
+    Bulk,
+    /// One transfer of `bytes` of payload at the flow's start.
+    Transfer { bytes: u64 },
+    /// HTTP-like sessions: objects of random size one after another, each on a new connection
+    /// (slow start anew), separated by exponential think times.
+    Sessions { size: SizeDist, think_mean_ns: Nanos },
+    /// Open-loop load: transfers arrive as a Poisson process of `rate_per_s` between the
+    /// group's start and stop, each on a host pair of its own.
+    Poisson { rate_per_s: f64, size: SizeDist },
+}
+
+/// Payload sizes of finite transfers, in bytes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizeDist {
+    Fixed(u64),
+    Exponential { mean: f64 },
+    /// Pareto with the given mean and shape (> 1): heavy-tailed web objects.
+    Pareto { mean: f64, shape: f64 },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -167,6 +178,9 @@ impl SimConfig {
         for (name, q) in [("bottleneck.queue", &b.queue), ("bottleneck.reverse_queue", &b.reverse_queue), ("access.queue", &self.access.queue)] {
             q.validate().map_err(|e| format!("{name}.{e}"))?;
         }
+        if let Some(imp) = &b.impairment {
+            imp.validate().map_err(|e| format!("bottleneck.impairment.{e}"))?;
+        }
         let mut last = 0;
         for (i, s) in b.rate_schedule.iter().enumerate() {
             if s.rate_bps == 0 {
@@ -215,26 +229,53 @@ impl FlowGroup {
             }
         }
         match &self.transport {
-            Transport::Tcp(t) => {
-                if t.cc != "newreno" {
-                    return Err(format!("transport.cc: unknown congestion control '{}' (accepted: newreno)", t.cc));
-                }
-                if t.initial_cwnd == 0 || t.rwnd == 0 || t.dupack_threshold == 0 {
-                    return Err("transport: initial_cwnd, rwnd and dupack_threshold must be >= 1".into());
-                }
-                if t.min_rto_ns == 0 || t.min_rto_ns > t.max_rto_ns {
-                    return Err("transport.min_rto_ns: must be in (0, max_rto_ns]".into());
-                }
-                if t.transfer_bytes == Some(0) {
-                    return Err("transport.transfer_bytes: must be > 0".into());
-                }
-            }
+            Transport::Tcp(t) => t.validate().map_err(|e| format!("transport.{e}"))?,
             Transport::Udp(u) => {
                 if u.rate_bps == 0 {
                     return Err("transport.rate_bps: must be > 0".into());
                 }
+                if self.app != App::Bulk {
+                    return Err("app: UDP sources are constant-bit-rate: only 'bulk' applies".into());
+                }
+            }
+        }
+        match &self.app {
+            App::Transfer { bytes: 0 } => return Err("app.bytes: must be > 0".into()),
+            App::Sessions { size, .. } | App::Poisson { size, .. } => size.validate().map_err(|e| format!("app.size.{e}"))?,
+            _ => {}
+        }
+        if let App::Poisson { rate_per_s, .. } = self.app {
+            if !(rate_per_s > 0.0 && rate_per_s.is_finite()) {
+                return Err("app.rate_per_s: must be a positive number".into());
+            }
+            if self.stop_ns.is_none() || !matches!(self.start_ns, Dist::Fixed(_)) || self.count != 1 {
+                return Err("app: Poisson arrivals need a fixed start, a stop time and count = 1".into());
             }
         }
         Ok(())
+    }
+}
+
+impl SizeDist {
+    fn validate(&self) -> Result<(), String> {
+        match *self {
+            SizeDist::Fixed(0) => Err("fixed: must be > 0".into()),
+            SizeDist::Exponential { mean } if !(mean >= 1.0 && mean.is_finite()) => Err("mean: must be >= 1 byte".into()),
+            SizeDist::Pareto { mean, shape } if !(mean >= 1.0 && mean.is_finite()) || !(shape > 1.0 && shape.is_finite()) => {
+                Err("pareto: mean must be >= 1 byte and shape > 1 (a finite mean)".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// One size in bytes (at least 1).
+    pub fn draw(&self, rng: &mut aqm::Rng) -> u64 {
+        let x = match *self {
+            SizeDist::Fixed(b) => return b,
+            SizeDist::Exponential { mean } => rng.exponential(mean),
+            // Scale x_m = mean·(shape − 1)/shape; inverse transform x_m·U^(−1/shape).
+            SizeDist::Pareto { mean, shape } => mean * (shape - 1.0) / shape * (1.0 - rng.uniform()).powf(-1.0 / shape),
+        };
+        (x.round() as u64).max(1)
     }
 }

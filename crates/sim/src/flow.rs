@@ -1,8 +1,12 @@
-//! A flow: its endpoints, its schedule and its counters.
+//! A flow: one sender host and one receiver host, their endpoints, schedule and counters.
+//! A TCP flow runs one connection at a time: one for a bulk or single transfer, a new one for
+//! each object of an HTTP-like session.
 
-use aqm::Nanos;
+use aqm::{Nanos, Rng};
 use serde::Serialize;
 
+use crate::config::App;
+use crate::net::HEADER_BYTES;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::udp::UdpSource;
 
@@ -26,6 +30,14 @@ pub struct FlowStats {
     pub bytes_delivered: u64,
     /// The same, counting only deliveries at or after the warm-up time.
     pub bytes_measured: u64,
+    /// Payload delivered in order to the application, over all connections.
+    pub goodput_bytes: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_reductions: u64,
+    /// Finite transfers completed.
+    pub transfers: u64,
 }
 
 pub struct Flow {
@@ -35,48 +47,48 @@ pub struct Flow {
     pub access_delay_ns: Nanos,
     pub receiver_delay_ns: Nanos,
     pub packet_size: u32,
-    pub transfer_bytes: Option<u64>,
+    pub app: App,
     pub endpoint: Endpoint,
     pub stats: FlowStats,
-    /// When a finite transfer was fully acknowledged.
+    /// The current connection's id and start time, and its payload size (None: bulk).
+    pub conn: u32,
+    pub conn_start_ns: Nanos,
+    pub conn_bytes: Option<u64>,
+    /// The current connection's transfer is complete.
+    pub conn_done: bool,
+    /// Completion time of the flow's first finite transfer.
     pub completed_ns: Option<Nanos>,
     /// Generation and time of the live retransmission-timer event (older ones are stale).
     pub timer_gen: u32,
     pub timer_at: Option<Nanos>,
+    /// The flow's own random stream (object sizes, think times).
+    pub rng: Rng,
 }
 
 impl Flow {
     /// Payload bytes in a full segment.
     pub fn payload(&self) -> u32 {
-        self.packet_size - crate::net::HEADER_BYTES
+        self.packet_size - HEADER_BYTES
     }
 
-    /// Wire length of segment `seq`: full, except the tail of a finite transfer.
+    /// Wire length of segment `seq` of the current connection: full, except the tail of a
+    /// finite transfer.
     pub fn segment_len(&self, seq: u64) -> u32 {
         let payload = self.payload() as u64;
-        match self.transfer_bytes {
-            Some(total) => {
-                let rest = total - seq * payload;
-                (rest.min(payload) as u32) + crate::net::HEADER_BYTES
-            }
+        match self.conn_bytes {
+            Some(total) => (total.saturating_sub(seq * payload).min(payload) as u32) + HEADER_BYTES,
             None => self.packet_size,
         }
     }
 
-    /// Segments in a finite transfer.
-    pub fn total_segments(payload: u32, transfer_bytes: Option<u64>) -> Option<u64> {
-        transfer_bytes.map(|b| b.div_ceil(payload as u64))
+    /// Segments in a transfer of `bytes` (None: bulk).
+    pub fn segments(&self, bytes: Option<u64>) -> Option<u64> {
+        bytes.map(|b| b.div_ceil(self.payload() as u64))
     }
 
-    /// Payload bytes the receiver got in order.
-    pub fn goodput_bytes(&self) -> u64 {
-        match &self.endpoint {
-            Endpoint::Tcp { rx, .. } => {
-                let b = rx.rcv_nxt * self.payload() as u64;
-                self.transfer_bytes.map_or(b, |t| b.min(t))
-            }
-            Endpoint::Udp(_) => self.stats.delivered * self.payload() as u64,
-        }
+    /// Payload bytes carried by `n` in-order segments of the current connection.
+    pub fn payload_of(&self, first: u64, n: u64) -> u64 {
+        (first..first + n).map(|s| (self.segment_len(s) - HEADER_BYTES) as u64).sum()
     }
 
     pub fn is_tcp(&self) -> bool {

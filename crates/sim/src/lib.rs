@@ -10,6 +10,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod endpoints;
 pub mod engine;
 pub mod flow;
 pub mod net;

@@ -17,12 +17,11 @@ pub struct FlowSummary {
     pub rtt_base_s: f64,
     /// Wire throughput at the receiver over the flow's active part of the measured window.
     pub throughput_bps: f64,
-    /// Payload bytes delivered in order, over the whole run.
-    pub goodput_bytes: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
     /// Time from start to the last ACK of a finite transfer.
     pub completion_s: Option<f64>,
+    /// The current connection's smoothed RTT and retransmission timeout (TCP), at the end.
+    pub srtt_s: Option<f64>,
+    pub rto_s: Option<f64>,
     #[serde(flatten)]
     pub counts: FlowStats,
     /// Data packets sent but neither delivered nor dropped when the run ended.
@@ -51,6 +50,11 @@ pub struct Summary {
     pub marked: u64,
     pub drop_rate: f64,
     pub mark_rate: f64,
+    /// Finite transfers completed, and their completion times (all of the run).
+    pub transfers: u64,
+    pub fct_mean_s: f64,
+    pub fct_p50_s: f64,
+    pub fct_p99_s: f64,
     pub flows: Vec<FlowSummary>,
 }
 
@@ -102,21 +106,20 @@ impl Simulation {
             if dur > 0 {
                 active.push(tput);
             }
-            let (retransmits, timeouts) = match &f.endpoint {
-                crate::flow::Endpoint::Tcp { tx, .. } => (tx.retransmits, tx.timeouts),
-                crate::flow::Endpoint::Udp(_) => (0, 0),
-            };
             let d = self.cfg.bottleneck.delay_ns + f.access_delay_ns + f.receiver_delay_ns;
+            let tcp = match &f.endpoint {
+                crate::flow::Endpoint::Tcp { tx, .. } => Some(tx),
+                crate::flow::Endpoint::Udp(_) => None,
+            };
             flows.push(FlowSummary {
                 group: f.group,
                 tcp: f.is_tcp(),
                 start_s: to_secs(f.start_ns),
                 rtt_base_s: to_secs(2 * d),
                 throughput_bps: tput,
-                goodput_bytes: f.goodput_bytes(),
-                retransmits,
-                timeouts,
                 completion_s: f.completed_ns.map(|c| to_secs(c - f.start_ns)),
+                srtt_s: tcp.map(|tx| tx.rtt.srtt() * 1e-9),
+                rto_s: tcp.map(|tx| to_secs(tx.rtt.rto())),
                 counts: f.stats.clone(),
                 in_flight: f.stats.sent - f.stats.delivered - f.stats.dropped,
             });
@@ -125,6 +128,9 @@ impl Simulation {
         let dropped: u64 = self.flows.iter().map(|f| f.stats.dropped).sum();
         let marked: u64 = self.flows.iter().map(|f| f.stats.marked).sum();
         let ratio = |a: u64| if sent == 0 { 0.0 } else { a as f64 / sent as f64 };
+        let mut fct: Vec<f64> = self.transfers.iter().map(|t| to_secs(t.3)).collect();
+        fct.sort_by(f64::total_cmp);
+        let pick = |q: f64| if fct.is_empty() { 0.0 } else { fct[((q * fct.len() as f64).ceil() as usize).clamp(1, fct.len()) - 1] };
         Summary {
             time_s: to_secs(end),
             measured_s: to_secs(measured),
@@ -144,6 +150,10 @@ impl Simulation {
             marked,
             drop_rate: ratio(dropped),
             mark_rate: ratio(marked),
+            transfers: fct.len() as u64,
+            fct_mean_s: if fct.is_empty() { 0.0 } else { fct.iter().sum::<f64>() / fct.len() as f64 },
+            fct_p50_s: pick(0.5),
+            fct_p99_s: pick(0.99),
             flows,
         }
     }
@@ -166,6 +176,7 @@ mod tests {
             queue: q.clone(),
             reverse_queue: q,
             rate_schedule: vec![RateStep { at_ns: 50 * s, rate_bps: 20_000_000 }, RateStep { at_ns: 100 * s, rate_bps: 100_000_000 }],
+            impairment: None,
         };
         // 100 Mb/s·40 s + 20 Mb/s·50 s + 100 Mb/s·50 s from 10 s to 150 s.
         assert_eq!(capacity_bits(&b, 10 * s, 150 * s), 4e9 + 1e9 + 5e9);

@@ -91,6 +91,14 @@ pub const EVENT_DROP_OVERFLOW: u8 = 0;
 pub const EVENT_DROP_EARLY: u8 = 1;
 pub const EVENT_DROP_DEQUEUE: u8 = 2;
 pub const EVENT_MARK: u8 = 3;
+/// Lost to a link impairment (random loss or an outage) before reaching the queue.
+pub const EVENT_DROP_IMPAIRMENT: u8 = 4;
+
+/// TCP events in the `tcp_event` trace.
+pub const TCP_EVENT_RETRANSMIT: u8 = 0;
+pub const TCP_EVENT_TIMEOUT: u8 = 1;
+pub const TCP_EVENT_RECOVERY: u8 = 2;
+pub const TCP_EVENT_ECN: u8 = 3;
 
 /// Opt-in traces, as columns. Periodic traces share `sample_t`; matrices are row-major
 /// (one row per sample, one column per flow or per probe variable).
@@ -116,6 +124,9 @@ pub struct Traces {
     pub tcp_cwnd: Vec<f64>,
     pub tcp_ssthresh: Vec<f64>,
     pub tcp_srtt_ns: Vec<f64>,
+    pub tcp_event_t: Vec<Nanos>,
+    pub tcp_event_flow: Vec<u32>,
+    pub tcp_event_kind: Vec<u8>,
 }
 
 #[cfg(test)]

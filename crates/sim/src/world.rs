@@ -6,16 +6,17 @@
 //! Pure-delay hops are folded into the next arrival, and a link schedules `TxDone` only when a
 //! packet is waiting behind the one it sends.
 
-use aqm::{Action, ActionKind, DropReason, Ecn, Nanos, Pkt, QueueDisc, Rng};
+use aqm::{Action, ActionKind, DropReason, Ecn, Nanos, Pkt, QueueDisc};
 
-use crate::config::{Dist, SimConfig, Transport};
+use crate::config::SimConfig;
+use crate::endpoints::build_flows;
 use crate::engine::Scheduler;
-use crate::flow::{Endpoint, Flow, FlowStats};
-use crate::net::dumbbell::{self, FLOW_STREAM_BASE};
+use crate::flow::{Endpoint, Flow};
+use crate::net::dumbbell;
 use crate::net::{Arena, Dir, Kind, Link, LinkId, Packet};
-use crate::tcp::{Segment, TcpReceiver, TcpSender};
-use crate::trace::{DelayHistogram, Traces, EVENT_DROP_DEQUEUE, EVENT_DROP_EARLY, EVENT_DROP_OVERFLOW, EVENT_MARK};
-use crate::udp::UdpSource;
+use crate::tcp::{AckOut, Segment};
+use crate::net::impair::Fate;
+use crate::trace::{DelayHistogram, Traces, EVENT_DROP_DEQUEUE, EVENT_DROP_EARLY, EVENT_DROP_IMPAIRMENT, EVENT_DROP_OVERFLOW, EVENT_MARK};
 
 /// Everything that can happen, dispatched by `match`.
 #[derive(Clone, Copy, Debug)]
@@ -32,6 +33,10 @@ pub enum Event {
     FlowStop { flow: u32 },
     /// A flow's retransmission timer; stale when `gen` is not the flow's current one.
     Rto { flow: u32, gen: u32 },
+    /// A receiver's delayed-ACK timer for connection `conn`.
+    DelAck { flow: u32, conn: u32 },
+    /// The think time of an HTTP-like session is over: open the next connection.
+    NextObject { flow: u32 },
     UdpSend { flow: u32 },
     /// Record the periodic traces.
     Sample,
@@ -39,7 +44,7 @@ pub enum Event {
 
 pub struct Simulation {
     pub cfg: SimConfig,
-    sched: Scheduler<Event>,
+    pub(crate) sched: Scheduler<Event>,
     arena: Arena,
     pub links: Vec<Link>,
     routes: Vec<Vec<LinkId>>,
@@ -48,61 +53,25 @@ pub struct Simulation {
     pub flows: Vec<Flow>,
     /// Scratch buffers reused on the per-packet path (no allocation per packet).
     actions: Vec<Action>,
-    segments: Vec<Segment>,
+    pub(crate) segments: Vec<Segment>,
+    pub(crate) acks: Vec<AckOut>,
+    /// Every completed finite transfer: (flow, start, payload bytes, completion time).
+    pub transfers: Vec<(u32, Nanos, u64, Nanos)>,
     /// Bottleneck sojourn times of departures at or after the warm-up.
     pub delay_hist: DelayHistogram,
     last_sojourn_ns: u64,
     departures: u64,
     pub traces: Traces,
-    flow_bytes_since_sample: Vec<u64>,
+    pub(crate) flow_bytes_since_sample: Vec<u64>,
     probe_buf: Vec<f64>,
     /// Data packets delivered to receivers (the benchmark's packet count).
     pub delivered_packets: u64,
 }
 
-fn draw(d: &Dist, i: usize, rng: &mut Rng) -> u64 {
-    match d {
-        Dist::Fixed(v) => *v,
-        Dist::Uniform { lo, hi } => *lo + (rng.uniform() * (*hi - *lo) as f64).round() as u64,
-        Dist::Each(v) => v[i],
-    }
-}
-
 impl Simulation {
     pub fn new(cfg: SimConfig) -> Result<Self, String> {
         cfg.validate()?;
-        let mut flows = Vec::with_capacity(cfg.total_flows());
-        for (g, group) in cfg.flows.iter().enumerate() {
-            for i in 0..group.count as usize {
-                let id = flows.len() as u64;
-                // Each flow draws from its own stream, so adding a flow changes no other flow.
-                let mut rng = Rng::stream(cfg.seed, FLOW_STREAM_BASE + id);
-                let access_delay_ns = draw(&group.access_delay_ns, i, &mut rng);
-                let start_ns = draw(&group.start_ns, i, &mut rng);
-                let payload = group.packet_size - crate::net::HEADER_BYTES;
-                let (endpoint, transfer_bytes) = match &group.transport {
-                    Transport::Tcp(t) => {
-                        let total = Flow::total_segments(payload, t.transfer_bytes);
-                        (Endpoint::Tcp { tx: TcpSender::new(t, total), rx: TcpReceiver::default() }, t.transfer_bytes)
-                    }
-                    Transport::Udp(u) => (Endpoint::Udp(UdpSource::new(u.rate_bps, group.packet_size, u.ecn)), None),
-                };
-                flows.push(Flow {
-                    group: g as u32,
-                    start_ns,
-                    stop_ns: group.stop_ns,
-                    access_delay_ns,
-                    receiver_delay_ns: group.receiver_delay_ns,
-                    packet_size: group.packet_size,
-                    transfer_bytes,
-                    endpoint,
-                    stats: FlowStats::default(),
-                    completed_ns: None,
-                    timer_gen: 0,
-                    timer_at: None,
-                });
-            }
-        }
+        let flows = build_flows(&cfg);
         let delays: Vec<u64> = flows.iter().map(|f| f.access_delay_ns).collect();
         let rdelays: Vec<u64> = flows.iter().map(|f| f.receiver_delay_ns).collect();
         let topo = dumbbell::build(&cfg, &delays, &rdelays);
@@ -117,6 +86,8 @@ impl Simulation {
             flows,
             actions: Vec::with_capacity(16),
             segments: Vec::with_capacity(64),
+            acks: Vec::with_capacity(4),
+            transfers: Vec::new(),
             delay_hist: DelayHistogram::default(),
             last_sojourn_ns: 0,
             departures: 0,
@@ -216,50 +187,17 @@ impl Simulation {
                 self.links[self.reverse_bottleneck as usize].set_rate(rate);
             }
             Event::FlowStart { flow } => self.start_flow(flow as usize),
-            Event::FlowStop { flow } => match &mut self.flows[flow as usize].endpoint {
-                Endpoint::Tcp { tx, .. } => tx.stop(),
-                Endpoint::Udp(u) => u.active = false,
-            },
+            Event::FlowStop { flow } => self.stop_flow(flow as usize),
             Event::Rto { flow, gen } => self.on_rto(flow as usize, gen),
+            Event::DelAck { flow, conn } => self.on_delack(flow as usize, conn),
+            Event::NextObject { flow } => self.open_connection(flow as usize),
             Event::UdpSend { flow } => self.udp_send(flow as usize),
             Event::Sample => self.sample(),
         }
     }
 
-    fn start_flow(&mut self, f: usize) {
-        let now = self.sched.now();
-        let mut segs = std::mem::take(&mut self.segments);
-        match &mut self.flows[f].endpoint {
-            Endpoint::Tcp { tx, .. } => tx.start(now, &mut segs),
-            Endpoint::Udp(u) => u.active = true,
-        }
-        self.segments = segs;
-        if self.flows[f].is_tcp() {
-            self.emit_segments(f);
-            self.sync_timer(f);
-        } else {
-            self.udp_send(f);
-        }
-    }
-
-    fn udp_send(&mut self, f: usize) {
-        let now = self.sched.now();
-        let flow = &mut self.flows[f];
-        let Endpoint::Udp(u) = &mut flow.endpoint else { unreachable!("UdpSend for a TCP flow") };
-        if !u.active {
-            return;
-        }
-        let seq = u.next_seq;
-        u.next_seq += 1;
-        let gap = u.gap();
-        let ecn = u.ecn;
-        let len = flow.packet_size;
-        self.sched.after(gap, Event::UdpSend { flow: f as u32 });
-        self.send(Packet { ecn, ..Packet::data(f as u32, len, seq, now) });
-    }
-
     /// Injects a new packet at its first hop.
-    fn send(&mut self, p: Packet) {
+    pub(crate) fn send(&mut self, p: Packet) {
         let flow = &mut self.flows[p.flow as usize];
         match p.kind {
             Kind::Data => flow.stats.sent += 1,
@@ -267,50 +205,6 @@ impl Simulation {
         }
         let id = self.arena.alloc(p);
         self.forward(id, self.sched.now());
-    }
-
-    fn emit_segments(&mut self, f: usize) {
-        let now = self.sched.now();
-        let mut segs = std::mem::take(&mut self.segments);
-        for s in segs.drain(..) {
-            let len = self.flows[f].segment_len(s.seq);
-            self.send(Packet::data(f as u32, len, s.seq, now));
-        }
-        self.segments = segs;
-    }
-
-    /// Keeps one live timer event no later than the sender's deadline. A deadline that moved
-    /// later needs no new event: the live one fires early and re-arms (lazy cancellation).
-    fn sync_timer(&mut self, f: usize) {
-        let flow = &mut self.flows[f];
-        let Endpoint::Tcp { tx, .. } = &flow.endpoint else { return };
-        if let Some(d) = tx.rto_deadline {
-            if flow.timer_at.is_none_or(|t| d < t) {
-                flow.timer_gen = flow.timer_gen.wrapping_add(1);
-                flow.timer_at = Some(d);
-                self.sched.at(d, Event::Rto { flow: f as u32, gen: flow.timer_gen });
-            }
-        }
-    }
-
-    fn on_rto(&mut self, f: usize, gen: u32) {
-        let now = self.sched.now();
-        let flow = &mut self.flows[f];
-        if gen != flow.timer_gen {
-            return;
-        }
-        flow.timer_at = None;
-        let Endpoint::Tcp { tx, .. } = &mut flow.endpoint else { return };
-        match tx.rto_deadline {
-            Some(d) if d <= now => {
-                let mut segs = std::mem::take(&mut self.segments);
-                tx.on_timeout(now, &mut segs);
-                self.segments = segs;
-                self.emit_segments(f);
-            }
-            _ => {}
-        }
-        self.sync_timer(f);
     }
 
     fn route_of(p: &Packet) -> usize {
@@ -345,6 +239,18 @@ impl Simulation {
 
     fn enqueue(&mut self, l: LinkId, id: u32) {
         let now = self.sched.now();
+        if let Some(imp) = self.links[l as usize].impairment.as_mut() {
+            let p = self.arena.get_mut(id);
+            match imp.judge(now, p.ecn) {
+                Fate::Pass => {}
+                Fate::Mark => p.ecn = Ecn::Ce,
+                Fate::Drop => {
+                    let pkt = Pkt { id, len: p.len, flow: p.flow, ecn: p.ecn, pv: p.pv, enqueued_at: now };
+                    self.impairment_drop(l, pkt);
+                    return;
+                }
+            }
+        }
         let p = self.arena.get(id);
         let pkt = Pkt { id, len: p.len, flow: p.flow, ecn: p.ecn, pv: p.pv, enqueued_at: now };
         let link = &mut self.links[l as usize];
@@ -406,12 +312,31 @@ impl Simulation {
         }
     }
 
+    fn impairment_drop(&mut self, l: LinkId, pkt: Pkt) {
+        let p = *self.arena.get(pkt.id);
+        let stats = &mut self.flows[p.flow as usize].stats;
+        match p.kind {
+            Kind::Data => stats.dropped += 1,
+            Kind::Ack => stats.acks_dropped += 1,
+        }
+        self.arena.free(pkt.id);
+        self.record_drop(l, p.flow, EVENT_DROP_IMPAIRMENT);
+    }
+
+    fn record_drop(&mut self, l: LinkId, flow: u32, code: u8) {
+        if self.cfg.traces.drops {
+            self.traces.drop_t.push(self.sched.now());
+            self.traces.drop_flow.push(flow);
+            self.traces.drop_kind.push(code);
+            self.traces.drop_link.push(l);
+        }
+    }
+
     /// Accounts for the drops and marks a discipline reported.
     fn apply_actions(&mut self, l: LinkId) {
         if self.actions.is_empty() {
             return;
         }
-        let now = self.sched.now();
         let mut actions = std::mem::take(&mut self.actions);
         for a in actions.drain(..) {
             let p = *self.arena.get(a.pkt.id);
@@ -434,12 +359,7 @@ impl Simulation {
                     EVENT_MARK
                 }
             };
-            if self.cfg.traces.drops {
-                self.traces.drop_t.push(now);
-                self.traces.drop_flow.push(p.flow);
-                self.traces.drop_kind.push(code);
-                self.traces.drop_link.push(l);
-            }
+            self.record_drop(l, p.flow, code);
         }
         self.actions = actions;
     }
@@ -452,8 +372,7 @@ impl Simulation {
         match p.kind {
             Kind::Data => {
                 self.delivered_packets += 1;
-                let flow = &mut self.flows[f];
-                let st = &mut flow.stats;
+                let st = &mut self.flows[f].stats;
                 st.delivered += 1;
                 st.marked += (p.ecn == Ecn::Ce) as u64;
                 st.bytes_delivered += p.len as u64;
@@ -461,23 +380,15 @@ impl Simulation {
                     st.bytes_measured += p.len as u64;
                 }
                 self.flow_bytes_since_sample[f] += p.len as u64;
-                if let Endpoint::Tcp { rx, .. } = &mut flow.endpoint {
-                    let (_, ack) = rx.on_segment(p.seq);
-                    self.send(Packet::ack(p.flow, ack, p.ts));
+                if self.flows[f].is_tcp() {
+                    self.tcp_data_arrived(f, &p);
+                } else {
+                    self.flows[f].stats.goodput_bytes += (p.len - crate::net::HEADER_BYTES) as u64;
                 }
             }
             Kind::Ack => {
-                let flow = &mut self.flows[f];
-                flow.stats.acks_delivered += 1;
-                let Endpoint::Tcp { tx, .. } = &mut flow.endpoint else { unreachable!("ACK to a UDP flow") };
-                let mut segs = std::mem::take(&mut self.segments);
-                tx.on_ack(now, p.seq, &mut segs);
-                if tx.is_complete() && flow.completed_ns.is_none() {
-                    flow.completed_ns = Some(now);
-                }
-                self.segments = segs;
-                self.emit_segments(f);
-                self.sync_timer(f);
+                self.flows[f].stats.acks_delivered += 1;
+                self.tcp_ack_arrived(f, &p);
             }
         }
     }

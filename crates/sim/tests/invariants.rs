@@ -80,5 +80,5 @@ fn one_newreno_flow_fills_a_bdp_buffer() {
     let s = sim.summary();
     assert!(s.utilization > 0.97, "utilization {}", s.utilization);
     // The window did hit the buffer (losses and recoveries happened) and still the link stayed busy.
-    assert!(s.flows[0].retransmits > 0, "{:?}", s.flows[0]);
+    assert!(s.flows[0].counts.retransmits > 0, "{:?}", s.flows[0]);
 }

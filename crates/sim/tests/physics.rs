@@ -3,8 +3,11 @@
 use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
-use sim::config::{Dist, FlowGroup, SimConfig, Transport, UdpConfig};
+use sim::config::{App, Dist, FlowGroup, SimConfig, Transport, UdpConfig};
 use sim::Simulation;
+
+mod common;
+use common::slow_start_completion;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -19,6 +22,7 @@ fn udp_group(count: u32, rate_bps: u64, start: u64, stop: Option<u64>, access: u
         start_ns: Dist::Fixed(start),
         stop_ns: stop,
         packet_size: 1000,
+        app: App::Bulk,
     }
 }
 
@@ -50,31 +54,12 @@ fn one_packet_latency_is_propagation_plus_serialization() {
     assert_eq!(first_delivery(Simulation::new(c).unwrap(), expected + 160_000), (0, 1));
 }
 
-/// Completion time of a K-segment slow-start transfer over an idle dumbbell with ideal access
-/// links: round r of w_r = IW·2^r segments reaches the bottleneck at A_r, and
-/// A_{r+1} = A_r + tau + tau_ack + R while no round fills the pipe. The last ACK returns
-/// m·tau + tau_ack + R − a after the final round's start, m being that round's segments.
-fn slow_start_completion(k: u64, iw: u64, rtt: u64, access: u64, tau: u64, tau_ack: u64) -> u64 {
-    let (mut a_r, mut sent, mut w) = (access, 0u64, iw);
-    loop {
-        let m = w.min(k - sent);
-        assert!(m * tau <= tau + tau_ack + rtt, "the model assumes the pipe never fills");
-        if sent + m == k {
-            return a_r + m * tau + tau_ack + rtt - access;
-        }
-        sent += m;
-        w *= 2;
-        a_r += tau + tau_ack + rtt;
-    }
-}
-
 #[test]
 fn idle_path_transfer_matches_slow_start_rounds() {
     // 100 segments of 960 B payload, IW 2, 10 Mb/s, 100 ms RTT, no loss possible.
     let mut c = tcp_dumbbell(1, 10_000_000, 100 * MS, QueueLimit::Packets(10_000), 5 * S);
     c.flows[0].start_ns = Dist::Fixed(0);
-    let Transport::Tcp(t) = &mut c.flows[0].transport else { unreachable!() };
-    t.transfer_bytes = Some(100 * 960);
+    c.flows[0].app = App::Transfer { bytes: 100 * 960 };
     let access = match c.flows[0].access_delay_ns { Dist::Fixed(a) => a, _ => unreachable!() };
     let mut sim = Simulation::new(c).unwrap();
     sim.run();
@@ -85,7 +70,8 @@ fn idle_path_transfer_matches_slow_start_rounds() {
     assert_eq!(want, 634_592_000);
     assert!(got.abs_diff(want) <= 800_000, "got {got} ns, want {want} ns within one packet time");
     assert_eq!(s.dropped, 0);
-    assert_eq!(s.flows[0].goodput_bytes, 96_000);
+    assert_eq!(s.flows[0].counts.goodput_bytes, 96_000);
+    assert_eq!(s.transfers, 1);
 }
 
 #[test]

@@ -11,13 +11,17 @@
 
 use aqm::{LinkInfo, Rng};
 
+use super::impair::Impairment;
 use super::{Link, LinkId};
 use crate::config::SimConfig;
 
-/// Random-stream ids of the components that draw numbers; flows use `FLOW_STREAM_BASE + id`.
+/// Random-stream ids of the components that draw numbers: flow i of group g uses
+/// `FLOW_STREAM_BASE + (g << 24) + i`, a group's arrival process `GROUP_STREAM_BASE + g`.
 pub const STREAM_BOTTLENECK_QUEUE: u64 = 1;
 pub const STREAM_REVERSE_QUEUE: u64 = 2;
+pub const STREAM_IMPAIRMENT: u64 = 3;
 pub const STREAM_ACCESS_QUEUES: u64 = 1 << 20;
+pub const GROUP_STREAM_BASE: u64 = 1 << 31;
 pub const FLOW_STREAM_BASE: u64 = 1 << 32;
 
 /// Links and per-flow routes of a built dumbbell.
@@ -35,7 +39,9 @@ pub fn build(cfg: &SimConfig, access_delay_ns: &[u64], receiver_delay_ns: &[u64]
     let info = LinkInfo { rate_bps: b.rate_bps, mtu: b.mtu };
     let mut links = Vec::with_capacity(4 * access_delay_ns.len() + 2);
     let fwd = b.queue.build(info, Rng::stream(cfg.seed, STREAM_BOTTLENECK_QUEUE));
-    links.push(Link::new("bottleneck L->R".into(), Some(b.rate_bps), b.delay_ns, Some(fwd)));
+    let mut bottleneck = Link::new("bottleneck L->R".into(), Some(b.rate_bps), b.delay_ns, Some(fwd));
+    bottleneck.impairment = b.impairment.clone().map(|c| Impairment::new(c, Rng::stream(cfg.seed, STREAM_IMPAIRMENT)));
+    links.push(bottleneck);
     let rev = b.reverse_queue.build(info, Rng::stream(cfg.seed, STREAM_REVERSE_QUEUE));
     links.push(Link::new("bottleneck R->L".into(), Some(b.rate_bps), b.delay_ns, Some(rev)));
     let mut routes = Vec::with_capacity(2 * access_delay_ns.len());

@@ -2,6 +2,8 @@
 
 use aqm::{Nanos, QueueDisc, Qdisc};
 
+use super::impair::Impairment;
+
 /// A one-way link. With a rate, packets queue in its discipline and are serialized one at a
 /// time; without one it is a pure propagation delay (an idealised access link).
 pub struct Link {
@@ -9,6 +11,8 @@ pub struct Link {
     pub rate_bps: Option<u64>,
     pub delay_ns: Nanos,
     pub qdisc: Option<Qdisc>,
+    /// Loss or outages in front of the queue, if configured.
+    pub impairment: Option<Impairment>,
     /// Time the packet being serialized finishes.
     pub busy_until: Nanos,
     /// A `TxDone` event is pending for `busy_until`.
@@ -23,7 +27,7 @@ pub struct Link {
 
 impl Link {
     pub fn new(name: String, rate_bps: Option<u64>, delay_ns: Nanos, qdisc: Option<Qdisc>) -> Self {
-        Link { name, rate_bps, delay_ns, qdisc, busy_until: 0, txdone_pending: false, rem: 0, tx_bytes_measured: 0, tx_packets: 0 }
+        Link { name, rate_bps, delay_ns, qdisc, impairment: None, busy_until: 0, txdone_pending: false, rem: 0, tx_bytes_measured: 0, tx_packets: 0 }
     }
 
     /// Serialization time of `len` bytes at the current rate, in ns.

@@ -1,6 +1,7 @@
 //! The network model: packets, links, routes and the dumbbell topology.
 
 pub mod dumbbell;
+pub mod impair;
 pub mod link;
 pub mod packet;
 

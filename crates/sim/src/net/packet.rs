@@ -6,6 +6,8 @@
 
 use aqm::{Ecn, Nanos};
 
+use crate::tcp::receiver::{AckOut, MAX_SACK_BLOCKS};
+
 /// Bytes of IP and TCP/UDP headers in every packet (20 + 20, no options).
 pub const HEADER_BYTES: u32 = 40;
 
@@ -40,15 +42,51 @@ pub struct Packet {
     pub ts: Nanos,
     /// Per-Packet Value code carried in the header (0 when unused).
     pub pv: u8,
+    /// TCP flags: ECE on ACKs, CWR on data (RFC 3168 §6.1).
+    pub ece: bool,
+    pub cwr: bool,
+    /// Which connection of the flow this belongs to (a flow running successive transfers opens
+    /// a new connection for each; stragglers of an old one are ignored).
+    pub conn: u32,
+    /// SACK blocks of an ACK (RFC 2018), `n_sack` of them valid.
+    pub n_sack: u8,
+    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
 }
 
 impl Packet {
     pub fn data(flow: u32, len: u32, seq: u64, now: Nanos) -> Self {
-        Packet { flow, len, kind: Kind::Data, dir: Dir::Forward, hop: 0, ecn: Ecn::NotEct, seq, ts: now, pv: 0 }
+        Packet {
+            flow,
+            len,
+            kind: Kind::Data,
+            dir: Dir::Forward,
+            hop: 0,
+            ecn: Ecn::NotEct,
+            seq,
+            ts: now,
+            pv: 0,
+            ece: false,
+            cwr: false,
+            conn: 0,
+            n_sack: 0,
+            sack: [(0, 0); MAX_SACK_BLOCKS],
+        }
     }
 
-    pub fn ack(flow: u32, ack: u64, echo: Nanos) -> Self {
-        Packet { flow, len: HEADER_BYTES, kind: Kind::Ack, dir: Dir::Reverse, hop: 0, ecn: Ecn::NotEct, seq: ack, ts: echo, pv: 0 }
+    /// An ACK carrying the receiver's acknowledgement `a`.
+    pub fn ack(flow: u32, conn: u32, a: &AckOut) -> Self {
+        Packet {
+            len: HEADER_BYTES,
+            kind: Kind::Ack,
+            dir: Dir::Reverse,
+            seq: a.ack,
+            ts: a.echo,
+            ece: a.ece,
+            conn,
+            n_sack: a.n_sack,
+            sack: a.sack,
+            ..Packet::data(flow, HEADER_BYTES, 0, 0)
+        }
     }
 }
 

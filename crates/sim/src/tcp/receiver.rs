@@ -1,33 +1,189 @@
-//! The TCP receiver: cumulative ACK of every arriving segment (no delayed ACK).
+//! The TCP receiver: cumulative ACKs with SACK blocks (RFC 2018), delayed ACKs (RFC 5681 §4.2)
+//! and the ECN echo (RFC 3168 §6.1.3, or DCTCP's exact echo of RFC 8257 §3.2).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, Default)]
+use aqm::Nanos;
+
+use super::params::EcnMode;
+
+/// SACK blocks an ACK carries at most (RFC 2018 §3: three when timestamps are in use).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// An acknowledgement to send.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckOut {
+    pub ack: u64,
+    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+    pub n_sack: u8,
+    pub ece: bool,
+    /// Echoed timestamp (RFC 7323 TSecr): the send time of the segment that set TS.Recent.
+    pub echo: Nanos,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReceiverParams {
+    pub sack: bool,
+    /// ACK every n-th in-order segment (1: every segment; 2: delayed ACKs).
+    pub ack_every: u32,
+    pub delack_timeout: Nanos,
+    pub ecn: EcnMode,
+}
+
+#[derive(Clone, Debug)]
 pub struct TcpReceiver {
+    params: ReceiverParams,
     /// Next in-order segment expected.
     pub rcv_nxt: u64,
-    /// Segments above `rcv_nxt` already received.
-    out_of_order: BTreeSet<u64>,
+    /// Out-of-order data as disjoint ranges [start, end) above `rcv_nxt`.
+    ooo: BTreeMap<u64, u64>,
+    /// In-order segments received but not yet acknowledged.
+    unacked: u32,
+    /// When a held-back ACK must go out.
+    pub delack_deadline: Option<Nanos>,
+    /// Classic ECN: ECE is sent on every ACK until a CWR arrives.
+    ece_latched: bool,
+    /// DCTCP: the CE state of the last segment.
+    last_ce: bool,
+    ts_recent: Nanos,
 }
 
 impl TcpReceiver {
-    /// Takes segment `seq`; returns how many segments became deliverable in order, and the
-    /// cumulative acknowledgement to send (RFC 5681 §4.2: an immediate ACK for every
-    /// segment, a duplicate one for out-of-order data).
-    pub fn on_segment(&mut self, seq: u64) -> (u64, u64) {
+    pub fn new(params: ReceiverParams) -> Self {
+        TcpReceiver {
+            params,
+            rcv_nxt: 0,
+            ooo: BTreeMap::new(),
+            unacked: 0,
+            delack_deadline: None,
+            ece_latched: false,
+            last_ce: false,
+            ts_recent: 0,
+        }
+    }
+
+    /// Takes segment `seq` (sent at `ts`, with CE and CWR as given); appends ACKs to send now.
+    /// Returns how many segments became deliverable in order.
+    pub fn on_segment(&mut self, now: Nanos, seq: u64, ts: Nanos, ce: bool, cwr: bool, out: &mut Vec<AckOut>) -> u64 {
+        match self.params.ecn {
+            EcnMode::Off => {}
+            EcnMode::Classic => {
+                // RFC 3168 §6.1.3: CWR ends the echo, unless this very packet is CE again.
+                if cwr {
+                    self.ece_latched = false;
+                }
+                self.ece_latched |= ce;
+            }
+            EcnMode::Dctcp => {
+                // RFC 8257 §3.2: when the CE state changes, first acknowledge what arrived
+                // under the old state, so the sender sees exactly which bytes were marked.
+                if ce != self.last_ce && self.unacked > 0 {
+                    self.ack_now(out);
+                }
+                self.last_ce = ce;
+            }
+        }
         if seq < self.rcv_nxt {
-            return (0, self.rcv_nxt);
+            // A duplicate: acknowledge at once (RFC 5681 §4.2) so the sender learns.
+            self.ack_now(out);
+            return 0;
         }
         if seq > self.rcv_nxt {
-            self.out_of_order.insert(seq);
-            return (0, self.rcv_nxt);
+            self.insert_ooo(seq);
+            // Out-of-order data: an immediate duplicate ACK (RFC 5681 §4.2).
+            self.ack_with_sack(seq, out);
+            return 0;
+        }
+        if self.unacked == 0 {
+            // RFC 7323 §4.3: TS.Recent follows the first segment after the last ACK sent.
+            self.ts_recent = ts;
         }
         let before = self.rcv_nxt;
         self.rcv_nxt += 1;
-        while self.out_of_order.remove(&self.rcv_nxt) {
-            self.rcv_nxt += 1;
+        let filled_hole = match self.ooo.first_key_value() {
+            Some((&s, &e)) if s == self.rcv_nxt => {
+                self.ooo.remove(&s);
+                self.rcv_nxt = e;
+                true
+            }
+            _ => false,
+        };
+        self.unacked += 1;
+        if filled_hole || !self.ooo.is_empty() || self.unacked >= self.params.ack_every {
+            // A segment that fills (part of) a hole is acknowledged at once (RFC 5681 §4.2).
+            self.ack_now(out);
+        } else if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.params.delack_timeout);
         }
-        (self.rcv_nxt - before, self.rcv_nxt)
+        self.rcv_nxt - before
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_delack_timer(&mut self, now: Nanos, out: &mut Vec<AckOut>) {
+        if self.delack_deadline.is_some_and(|d| d <= now) && self.unacked > 0 {
+            self.ack_now(out);
+        }
+    }
+
+    fn insert_ooo(&mut self, seq: u64) {
+        let (mut s, mut e) = (seq, seq + 1);
+        if let Some((&ps, &pe)) = self.ooo.range(..=seq).next_back() {
+            if pe >= seq {
+                if pe > seq {
+                    return; // already held
+                }
+                s = ps;
+                self.ooo.remove(&ps);
+            }
+        }
+        if let Some(ne) = self.ooo.remove(&e) {
+            e = ne;
+        }
+        self.ooo.insert(s, e);
+    }
+
+    fn ece(&self) -> bool {
+        match self.params.ecn {
+            EcnMode::Off => false,
+            EcnMode::Classic => self.ece_latched,
+            EcnMode::Dctcp => self.last_ce,
+        }
+    }
+
+    fn ack_now(&mut self, out: &mut Vec<AckOut>) {
+        let latest = self.ooo.last_key_value().map(|(&s, _)| s);
+        self.emit(latest, out);
+    }
+
+    fn ack_with_sack(&mut self, latest: u64, out: &mut Vec<AckOut>) {
+        self.emit(Some(latest), out);
+    }
+
+    /// Builds the ACK: cumulative point, ECE, echo and up to three SACK blocks, the first
+    /// holding the most recent arrival (RFC 2018 §4), the others the highest ranges.
+    fn emit(&mut self, latest: Option<u64>, out: &mut Vec<AckOut>) {
+        let mut a = AckOut { ack: self.rcv_nxt, ece: self.ece(), echo: self.ts_recent, ..AckOut::default() };
+        if self.params.sack && !self.ooo.is_empty() {
+            let first = latest.and_then(|l| self.ooo.range(..=l).next_back().filter(|(_, &e)| l < e).map(|(&s, &e)| (s, e)));
+            let mut n = 0;
+            if let Some(b) = first {
+                a.sack[0] = b;
+                n = 1;
+            }
+            for (&s, &e) in self.ooo.iter().rev() {
+                if n == MAX_SACK_BLOCKS {
+                    break;
+                }
+                if Some((s, e)) != first {
+                    a.sack[n] = (s, e);
+                    n += 1;
+                }
+            }
+            a.n_sack = n as u8;
+        }
+        self.unacked = 0;
+        self.delack_deadline = None;
+        out.push(a);
     }
 }
 
@@ -35,13 +191,72 @@ impl TcpReceiver {
 mod tests {
     use super::*;
 
+    fn rx(ack_every: u32, ecn: EcnMode) -> TcpReceiver {
+        TcpReceiver::new(ReceiverParams { sack: true, ack_every, delack_timeout: 200, ecn })
+    }
+
     #[test]
-    fn acks_cumulatively_and_fills_holes() {
-        let mut r = TcpReceiver::default();
-        assert_eq!(r.on_segment(0), (1, 1));
-        assert_eq!(r.on_segment(2), (0, 1));
-        assert_eq!(r.on_segment(3), (0, 1));
-        assert_eq!(r.on_segment(1), (3, 4));
-        assert_eq!(r.on_segment(1), (0, 4));
+    fn cumulative_acks_and_sack_blocks() {
+        let mut r = rx(1, EcnMode::Off);
+        let mut out = Vec::new();
+        assert_eq!(r.on_segment(0, 0, 0, false, false, &mut out), 1);
+        assert_eq!(out.pop().unwrap().ack, 1);
+        r.on_segment(1, 2, 0, false, false, &mut out);
+        r.on_segment(2, 5, 0, false, false, &mut out);
+        r.on_segment(3, 3, 0, false, false, &mut out);
+        let a = out.pop().unwrap();
+        // Most recent block first (3 joined 2 into [2, 4)), then the highest others.
+        assert_eq!((a.ack, a.n_sack, a.sack[0], a.sack[1]), (1, 2, (2, 4), (5, 6)));
+        // Filling the hole at 1 jumps to 4 and acknowledges at once.
+        assert_eq!(r.on_segment(4, 1, 0, false, false, &mut out), 3);
+        let a = out.pop().unwrap();
+        assert_eq!((a.ack, a.n_sack, a.sack[0]), (4, 1, (5, 6)));
+    }
+
+    #[test]
+    fn delayed_acks_every_second_segment_or_on_timeout() {
+        let mut r = rx(2, EcnMode::Off);
+        let mut out = Vec::new();
+        r.on_segment(0, 0, 7, false, false, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(r.delack_deadline, Some(200));
+        r.on_segment(10, 1, 9, false, false, &mut out);
+        let a = out.pop().unwrap();
+        // The echo is the first held segment's timestamp (RFC 7323 §4.3).
+        assert_eq!((a.ack, a.echo), (2, 7));
+        r.on_segment(20, 2, 11, false, false, &mut out);
+        r.on_delack_timer(219, &mut out);
+        assert!(out.is_empty());
+        r.on_delack_timer(220, &mut out);
+        assert_eq!(out.pop().unwrap().ack, 3);
+        // Out of order: immediate.
+        r.on_segment(30, 5, 0, false, false, &mut out);
+        assert_eq!(out.pop().unwrap().ack, 3);
+    }
+
+    #[test]
+    fn classic_ece_latches_until_cwr() {
+        let mut r = rx(1, EcnMode::Classic);
+        let mut out = Vec::new();
+        r.on_segment(0, 0, 0, true, false, &mut out);
+        r.on_segment(0, 1, 0, false, false, &mut out);
+        assert!(out.iter().all(|a| a.ece));
+        out.clear();
+        r.on_segment(0, 2, 0, false, true, &mut out);
+        assert!(!out.pop().unwrap().ece);
+    }
+
+    #[test]
+    fn dctcp_echo_is_exact_and_flushes_on_change() {
+        let mut r = rx(2, EcnMode::Dctcp);
+        let mut out = Vec::new();
+        r.on_segment(0, 0, 0, false, false, &mut out);
+        assert!(out.is_empty());
+        // CE arrives: the held unmarked segment is acknowledged first without ECE.
+        r.on_segment(1, 1, 0, true, false, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].ack, out[0].ece), (1, false));
+        r.on_segment(2, 2, 0, true, false, &mut out);
+        assert_eq!((out[1].ack, out[1].ece), (3, true));
     }
 }

@@ -1,19 +1,45 @@
-//! The NewReno sender.
+//! The TCP sender: slow start and congestion avoidance through a [`Cc`], loss recovery by
+//! SACK (RFC 6675, optionally with PRR, RFC 6937) or NewReno (RFC 6582), limited transmit
+//! (RFC 3042), the ECN reaction (RFC 3168 §6.1.2), and the retransmission timer (RFC 6298).
 
 use aqm::Nanos;
 
+use super::cc::{Cc, Growth, ReduceFrom};
+use super::params::{EcnMode, TcpConfig};
 use super::rto::RttEstimator;
-use crate::config::TcpConfig;
+use super::scoreboard::Scoreboard;
 
 /// A segment the sender wants transmitted now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment {
     pub seq: u64,
     pub retransmit: bool,
+    /// CWR: the first new data after a window reduction (RFC 3168 §6.1.2).
+    pub cwr: bool,
+}
+
+/// An acknowledgement as the sender reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct AckIn<'a> {
+    pub ack: u64,
+    pub sack: &'a [(u64, u64)],
+    pub ece: bool,
+    pub echo: Nanos,
 }
 
 #[derive(Clone, Debug)]
 pub struct TcpSender {
+    cc: Cc,
+    sack: bool,
+    prr: bool,
+    limited_transmit: bool,
+    growth: Growth,
+    reduce_from: ReduceFrom,
+    ecn: bool,
+    timestamps: bool,
+    tick: Nanos,
+    rwnd: u64,
+    dupack_threshold: u64,
     /// Oldest unacknowledged segment.
     pub snd_una: u64,
     /// Next segment to send (moves back to `snd_una` after a timeout: go-back-N).
@@ -23,21 +49,30 @@ pub struct TcpSender {
     /// Congestion window and slow-start threshold, in segments.
     pub cwnd: f64,
     pub ssthresh: f64,
-    rwnd: u64,
-    dupacks: u32,
-    dupack_threshold: u32,
-    /// `Some(recover)` while in fast recovery: the `snd_max` at loss detection (RFC 6582).
+    dupacks: u64,
+    /// `Some(point)` while in loss recovery: the `snd_max` at loss detection.
     recovery: Option<u64>,
-    /// RFC 6582 §3.2 step 1: fast retransmit is not entered again for losses of segments
-    /// sent before this point (set at each recovery and after a timeout).
+    /// RFC 6582 §3.2 step 2 / RFC 6675 §5 step 4: no new recovery for losses in a window
+    /// already reduced (set at each recovery and after a timeout).
     recover: Option<u64>,
-    /// Whether the current recovery has seen a partial ACK (the timer is reset only on the first).
+    /// NewReno: the timer is reset on the first partial ACK only (the "impatient" variant).
     partial_seen: bool,
+    sb: Scoreboard,
+    /// RFC 6675 HighRxt: the highest segment retransmitted in this recovery.
+    high_rxt: Option<u64>,
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
+    /// No second ECN reaction until an ACK passes this point (one per window).
+    ecn_recover: Option<u64>,
+    cwr_pending: bool,
     pub rtt: RttEstimator,
     /// The one segment being timed (Karn's algorithm: never a retransmission).
     timed: Option<(u64, Nanos)>,
     /// When the retransmission timer expires, if running.
     pub rto_deadline: Option<Nanos>,
+    /// Timeouts in a row without new data acknowledged.
+    rto_streak: u32,
     /// Segments in the transfer; `None` for a bulk flow.
     total: Option<u64>,
     /// Whether the application still wants to send (false before start and after stop).
@@ -45,31 +80,51 @@ pub struct TcpSender {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    pub ecn_reductions: u64,
 }
 
 impl TcpSender {
+    /// A sender for a validated configuration.
     pub fn new(cfg: &TcpConfig, total_segments: Option<u64>) -> Self {
         TcpSender {
+            cc: Cc::new(&cfg.cc).expect("validated congestion control"),
+            sack: cfg.sack,
+            prr: cfg.prr,
+            limited_transmit: cfg.limited_transmit,
+            growth: cfg.growth,
+            reduce_from: cfg.reduce_from,
+            ecn: cfg.ecn != EcnMode::Off,
+            timestamps: cfg.timestamps,
+            tick: cfg.clock_granularity_ns.max(1),
+            rwnd: cfg.rwnd as u64,
+            dupack_threshold: cfg.dupack_threshold as u64,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
             cwnd: cfg.initial_cwnd as f64,
             // RFC 5681 §3.1: "arbitrarily high" initially.
             ssthresh: f64::INFINITY,
-            rwnd: cfg.rwnd as u64,
             dupacks: 0,
-            dupack_threshold: cfg.dupack_threshold,
             recovery: None,
             recover: None,
             partial_seen: false,
+            sb: Scoreboard::default(),
+            high_rxt: None,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            ecn_recover: None,
+            cwr_pending: false,
             rtt: RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns),
             timed: None,
             rto_deadline: None,
+            rto_streak: 0,
             total: total_segments,
             active: false,
             retransmits: 0,
             timeouts: 0,
             fast_recoveries: 0,
+            ecn_reductions: 0,
         }
     }
 
@@ -78,13 +133,23 @@ impl TcpSender {
         self.total.is_some_and(|t| self.snd_una >= t)
     }
 
-    /// Segments sent and not yet acknowledged (RFC 5681's FlightSize, in segments).
+    /// Segments sent and not yet cumulatively acknowledged (RFC 5681's FlightSize).
     pub fn flight(&self) -> u64 {
         self.snd_max - self.snd_una
     }
 
     pub fn in_recovery(&self) -> bool {
         self.recovery.is_some()
+    }
+
+    /// Whether data segments carry ECT(0).
+    pub fn ecn_capable(&self) -> bool {
+        self.ecn
+    }
+
+    /// DCTCP's α, for traces.
+    pub fn dctcp_alpha(&self) -> Option<f64> {
+        self.cc.alpha()
     }
 
     /// The application starts: send what the window allows.
@@ -99,89 +164,180 @@ impl TcpSender {
         self.rto_deadline = None;
     }
 
-    /// An acknowledgement arrived: `ack` is the next segment the receiver expects, `echo` the
-    /// send time of the segment that triggered it.
-    pub fn on_ack(&mut self, now: Nanos, ack: u64, out: &mut Vec<Segment>) {
-        if !self.active {
+    fn pipe(&self) -> u64 {
+        self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupack_threshold)
+    }
+
+    /// An acknowledgement arrived.
+    pub fn on_ack(&mut self, now: Nanos, a: &AckIn, out: &mut Vec<Segment>) {
+        if !self.active || a.ack > self.snd_max {
             return;
         }
-        if ack > self.snd_una {
-            self.on_new_ack(now, ack, out);
-        } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.on_dupack(now, out);
+        let newly_acked = a.ack.saturating_sub(self.snd_una);
+        let sacked_before = self.sb.sacked();
+        let mut newly_sacked = 0;
+        if self.sack {
+            let floor = a.ack.max(self.snd_una);
+            for &(s, e) in a.sack {
+                newly_sacked += self.sb.add(s.max(floor), e.min(self.snd_max));
+            }
+        }
+        if newly_acked > 0 {
+            self.take_rtt_sample(now, a.ack, a.echo);
+            self.sb.advance(a.ack);
+        }
+        // RFC 6937 DeliveredData: the cumulative advance plus the change in SACKed data.
+        let delivered = (newly_acked + self.sb.sacked()).saturating_sub(sacked_before);
+        self.cc.on_ack_ecn(newly_acked, a.ece, a.ack, self.snd_max);
+        // The ACK that brings a reduction grows nothing (Linux's CWR state).
+        let reduced = a.ece && self.ecn && self.on_ece(a.ack);
+        if newly_acked > 0 {
+            self.on_new_ack(now, a.ack, if reduced { 0 } else { newly_acked }, delivered, out);
+        } else if self.snd_max > self.snd_una && a.ack == self.snd_una && (!self.sack || newly_sacked > 0) {
+            // A duplicate ACK: without SACK any repeat of snd_una with data outstanding;
+            // with SACK one that reports new data (RFC 6675 §2).
+            self.on_dupack(now, delivered, out);
         }
         self.send_allowed(now, out);
     }
 
-    fn on_new_ack(&mut self, now: Nanos, ack: u64, out: &mut Vec<Segment>) {
-        let newly = (ack - self.snd_una) as f64;
-        if let Some((seq, sent)) = self.timed {
-            if ack > seq {
-                self.rtt.sample(now - sent);
-                self.timed = None;
-            }
+    fn take_rtt_sample(&mut self, now: Nanos, ack: u64, echo: Nanos) {
+        // Both clocks in ticks of the granularity, as ns-2's tcpTick_ does.
+        let ticks = |t: Nanos| t / self.tick * self.tick;
+        let sent = if self.timestamps {
+            // RFC 7323 §4.1: every ACK of new data gives a sample from its echoed timestamp.
+            Some(echo)
+        } else {
+            self.timed.filter(|&(seq, _)| ack > seq).map(|(_, t)| t)
+        };
+        if let Some(sent) = sent {
+            self.rtt.sample(ticks(now) - ticks(sent));
+            self.timed = None;
         }
+    }
+
+    /// RFC 3168 §6.1.2: react to ECE as to a loss, once per window, without retransmitting.
+    /// Returns whether the window was reduced.
+    fn on_ece(&mut self, ack: u64) -> bool {
+        if self.recovery.is_some() || self.ecn_recover.is_some_and(|r| ack <= r) {
+            return false;
+        }
+        self.ecn_reductions += 1;
+        self.ssthresh = self.cc.ssthresh_on_congestion(self.cwnd, self.flight() as f64, self.reduce_from, true);
+        self.cwnd = self.ssthresh.min(self.cwnd);
+        self.note_reduction();
+        true
+    }
+
+    /// Any reduction: one per window, and CWR on the next new data when ECN is on.
+    fn note_reduction(&mut self) {
+        self.ecn_recover = Some(self.snd_max);
+        self.cwr_pending = self.ecn;
+    }
+
+    fn on_new_ack(&mut self, now: Nanos, ack: u64, newly_acked: u64, delivered: u64, out: &mut Vec<Segment>) {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
+        self.rto_streak = 0;
         match self.recovery {
-            Some(recover) if ack >= recover => {
-                // RFC 6582 §3.2 step 3, full acknowledgement: deflate to
-                // min(ssthresh, FlightSize + 1 segment).
+            Some(point) if ack >= point => {
+                // Full acknowledgement: recovery ends. RFC 6675 and RFC 6937 set cwnd to
+                // ssthresh; RFC 6582 §3.2 step 3 to min(ssthresh, FlightSize + 1).
                 self.recovery = None;
-                self.cwnd = self.ssthresh.min(self.flight() as f64 + 1.0);
+                self.high_rxt = None;
+                self.cwnd = if self.sack { self.ssthresh } else { self.ssthresh.min(self.flight() as f64 + 1.0) };
                 self.restart_timer(now);
             }
+            Some(_) if self.sack => {
+                // RFC 6298 §5.3: new data acknowledged restarts the timer.
+                self.restart_timer(now);
+                if self.prr {
+                    self.prr_update(delivered);
+                }
+            }
             Some(_) => {
-                // Step 3, partial acknowledgement: retransmit the next hole, deflate by the
-                // amount acknowledged and add back one segment; reset the timer on the first
-                // partial ACK only (the "impatient" variant).
+                // RFC 6582 §3.2 step 3, partial acknowledgement: retransmit the next hole,
+                // deflate by the amount acknowledged and add back one segment.
                 self.retransmit(self.snd_una, out);
-                self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
+                self.cwnd = (self.cwnd - newly_acked as f64 + 1.0).max(1.0);
                 if !self.partial_seen {
                     self.partial_seen = true;
                     self.restart_timer(now);
                 }
             }
             None => {
-                if self.cwnd < self.ssthresh {
-                    // RFC 5681 §3.1 slow start: at most one segment per ACK.
-                    self.cwnd += newly.min(1.0);
-                } else {
-                    // RFC 5681 §3.1 congestion avoidance, equation (3).
-                    self.cwnd += 1.0 / self.cwnd;
+                if newly_acked > 0 {
+                    let srtt_s = self.rtt.srtt() * 1e-9;
+                    self.cc.on_ack(&mut self.cwnd, self.ssthresh, newly_acked, self.growth, now as f64 * 1e-9, srtt_s);
                 }
                 self.restart_timer(now);
             }
         }
         if self.snd_una >= self.snd_max {
-            // §5.2: all outstanding data acknowledged: stop the timer.
+            // RFC 6298 §5.2: all outstanding data acknowledged: stop the timer.
             self.rto_deadline = None;
         }
     }
 
-    fn on_dupack(&mut self, now: Nanos, out: &mut Vec<Segment>) {
+    fn on_dupack(&mut self, now: Nanos, delivered: u64, out: &mut Vec<Segment>) {
         self.dupacks += 1;
         if self.recovery.is_some() {
-            // RFC 6582 §3.2 step 4: inflate by one segment per further duplicate.
-            self.cwnd += 1.0;
+            if !self.sack {
+                // RFC 6582 §3.2 step 4: inflate by one segment per further duplicate.
+                self.cwnd += 1.0;
+            } else if self.prr {
+                self.prr_update(delivered);
+            }
             return;
         }
-        if self.dupacks != self.dupack_threshold {
+        let lost = self.sack && self.sb.is_lost(self.snd_una, self.dupack_threshold);
+        if self.dupacks < self.dupack_threshold && !lost {
             return;
         }
-        // RFC 6582 §3.2 step 2: skip if the ACK does not cover more than `recover`.
         if self.recover.is_some_and(|r| self.snd_una < r) {
             return;
         }
+        self.enter_recovery(now, delivered, out);
+    }
+
+    fn enter_recovery(&mut self, now: Nanos, delivered: u64, out: &mut Vec<Segment>) {
         self.fast_recoveries += 1;
-        self.ssthresh = (self.flight() as f64 / 2.0).max(2.0);
+        let flight = self.flight();
+        self.ssthresh = self.cc.ssthresh_on_congestion(self.cwnd, flight as f64, self.reduce_from, false);
         self.recovery = Some(self.snd_max);
         self.recover = Some(self.snd_max);
         self.partial_seen = false;
+        self.note_reduction();
+        // Fast retransmit of the first segment presumed lost (RFC 6675 §5 step 4.3).
         self.retransmit(self.snd_una, out);
-        self.cwnd = self.ssthresh + self.dupack_threshold as f64;
+        if self.sack {
+            self.high_rxt = Some(self.snd_una);
+            self.cwnd = self.ssthresh;
+            if self.prr {
+                self.recover_fs = flight;
+                self.prr_delivered = 0;
+                self.prr_out = 1;
+                self.prr_update(delivered);
+            }
+        } else {
+            self.cwnd = self.ssthresh + self.dupack_threshold as f64;
+        }
         self.restart_timer(now);
+    }
+
+    /// RFC 6937 §3: the window for this ACK, proportional while the pipe is above ssthresh,
+    /// slow-start reduction bound (PRR-SSRB) once it is below.
+    fn prr_update(&mut self, delivered: u64) {
+        self.prr_delivered += delivered;
+        let pipe = self.pipe() as f64;
+        let sndcnt = if pipe > self.ssthresh {
+            (self.prr_delivered as f64 * self.ssthresh / self.recover_fs.max(1) as f64).ceil() - self.prr_out as f64
+        } else {
+            let limit = (self.prr_delivered.saturating_sub(self.prr_out)).max(delivered) as f64 + 1.0;
+            (self.ssthresh - pipe).min(limit)
+        };
+        self.cwnd = pipe + sndcnt.max(0.0);
     }
 
     /// The retransmission timer fired at `now` (the caller checked `rto_deadline`).
@@ -191,16 +347,24 @@ impl TcpSender {
             return;
         }
         self.timeouts += 1;
-        // RFC 5681 §3.1 equation (4) and loss window of one segment; RFC 6298 §5.5–5.6.
-        self.ssthresh = (self.flight() as f64 / 2.0).max(2.0);
+        // RFC 5681 §3.1 eq. (4) and a loss window of one segment; RFC 6298 §5.5. When the
+        // timer expires again for a segment it already retransmitted, ssthresh is held
+        // (RFC 5681 §3.1; ns-2 instead halves the restarted window again, down to 2).
+        if self.rto_streak == 0 {
+            self.ssthresh = self.cc.ssthresh_on_timeout(self.cwnd, self.flight() as f64, self.reduce_from);
+        }
+        self.rto_streak += 1;
         self.cwnd = 1.0;
         self.rtt.back_off();
         self.recovery = None;
-        // RFC 6582 §4: duplicate ACKs for data sent before the timeout must not start a
-        // fast retransmit.
+        // RFC 6582 §4: duplicate ACKs for data sent before the timeout start no fast
+        // retransmit. RFC 2018 §8: SACK state is not trusted after a timeout.
         self.recover = Some(self.snd_max);
+        self.sb.clear();
+        self.high_rxt = None;
         self.dupacks = 0;
         self.timed = None;
+        self.note_reduction();
         self.snd_nxt = self.snd_una;
         self.send_allowed(now, out);
         if self.rto_deadline.is_none() {
@@ -214,79 +378,129 @@ impl TcpSender {
         if self.timed.is_some_and(|(s, _)| s >= seq) {
             self.timed = None;
         }
-        out.push(Segment { seq, retransmit: true });
+        out.push(Segment { seq, retransmit: true, cwr: false });
+    }
+
+    fn send_new(&mut self, now: Nanos, out: &mut Vec<Segment>) {
+        let seq = self.snd_nxt;
+        out.push(Segment { seq, retransmit: false, cwr: std::mem::take(&mut self.cwr_pending) });
+        if self.timed.is_none() {
+            self.timed = Some((seq, now));
+        }
+        self.snd_nxt += 1;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
     }
 
     fn restart_timer(&mut self, now: Nanos) {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
-    /// Sends new (or, after a timeout, re-sent) segments while the window allows.
+    fn end(&self) -> u64 {
+        self.total.unwrap_or(u64::MAX)
+    }
+
+    /// Sends what the window allows.
     fn send_allowed(&mut self, now: Nanos, out: &mut Vec<Segment>) {
         if !self.active {
             return;
         }
-        let window = (self.cwnd.floor() as u64).min(self.rwnd).max(1);
-        let end = self.total.unwrap_or(u64::MAX);
-        while self.snd_nxt < end && self.snd_nxt - self.snd_una < window {
-            let seq = self.snd_nxt;
-            let retransmit = seq < self.snd_max;
-            if retransmit {
-                self.retransmit(seq, out);
-            } else {
-                out.push(Segment { seq, retransmit: false });
-                if self.timed.is_none() {
-                    self.timed = Some((seq, now));
+        if self.sack && self.recovery.is_some() {
+            self.send_in_recovery(now, out);
+        } else {
+            let mut window = (self.cwnd.floor() as u64).max(1);
+            if self.limited_transmit && self.recovery.is_none() {
+                // RFC 3042: each of the first two duplicate ACKs lets one new segment out.
+                window += self.dupacks.min(2);
+            }
+            let window = window.min(self.rwnd);
+            while self.snd_nxt < self.end() && self.snd_nxt - self.snd_una < window {
+                if self.snd_nxt < self.snd_max {
+                    // Go-back-N after a timeout.
+                    let seq = self.snd_nxt;
+                    self.retransmit(seq, out);
+                    self.snd_nxt += 1;
+                } else {
+                    self.send_new(now, out);
                 }
             }
-            self.snd_nxt += 1;
-            self.snd_max = self.snd_max.max(self.snd_nxt);
-            if self.rto_deadline.is_none() {
-                self.restart_timer(now);
-            }
+        }
+        if self.rto_deadline.is_none() && self.snd_max > self.snd_una {
+            self.restart_timer(now);
         }
     }
 
-    /// Sent segments that the receiver has not acknowledged; exposed for traces.
-    pub fn outstanding(&self) -> u64 {
-        self.flight()
+    /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg.
+    fn send_in_recovery(&mut self, now: Nanos, out: &mut Vec<Segment>) {
+        let mut pipe = self.pipe() as f64;
+        while self.cwnd - pipe >= 1.0 {
+            let lost_end = self.sb.lost_below(self.dupack_threshold);
+            let from = self.snd_una.max(self.high_rxt.map_or(0, |h| h + 1));
+            let hole = self.sb.next_unsacked(from, self.snd_max);
+            match hole {
+                // Rule 1: the first lost segment above HighRxt.
+                Some(h) if h < lost_end => {
+                    self.retransmit(h, out);
+                    self.high_rxt = Some(h);
+                }
+                // Rule 2: new data, if the receiver window allows.
+                _ if self.snd_max < self.end() && self.snd_max - self.snd_una < self.rwnd => {
+                    self.send_new(now, out);
+                }
+                // Rule 3: an un-SACKed segment below the highest SACKed one.
+                Some(h) if h < self.sb.highest_sacked_end() => {
+                    self.retransmit(h, out);
+                    self.high_rxt = Some(h);
+                }
+                _ => break,
+            }
+            pipe += 1.0;
+            self.prr_out += 1;
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::params::TcpConfig;
     const MS: Nanos = 1_000_000;
 
-    fn cfg() -> TcpConfig {
-        TcpConfig {
-            cc: "newreno".into(),
-            initial_cwnd: 2,
-            rwnd: 1000,
-            min_rto_ns: 200 * MS,
-            initial_rto_ns: 1000 * MS,
-            max_rto_ns: 60_000 * MS,
-            clock_granularity_ns: MS,
-            dupack_threshold: 3,
-            transfer_bytes: None,
-        }
+    /// ns-2 Sack1 without SACK: plain NewReno, per-ACK growth, 1 ms tick.
+    fn newreno() -> TcpConfig {
+        TcpConfig { sack: false, clock_granularity_ns: MS, initial_rto_ns: 1000 * MS, ..TcpConfig::profile("ns2-sack").unwrap() }
+    }
+
+    fn ack(a: u64) -> AckIn<'static> {
+        AckIn { ack: a, sack: &[], ece: false, echo: 0 }
     }
 
     fn seqs(v: &[Segment]) -> Vec<u64> {
         v.iter().map(|s| s.seq).collect()
     }
 
+    /// A sender that has sent segments 0..w at time 0 with cwnd = ssthresh = w.
+    fn with_window(cfg: &TcpConfig, w: u64) -> (TcpSender, Vec<Segment>) {
+        let mut s = TcpSender::new(cfg, None);
+        s.cwnd = w as f64;
+        s.ssthresh = w as f64;
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        assert_eq!(out.len() as u64, w);
+        out.clear();
+        (s, out)
+    }
+
     #[test]
     fn slow_start_doubles_per_round() {
-        let mut s = TcpSender::new(&cfg(), None);
+        let mut s = TcpSender::new(&newreno(), None);
         let mut out = Vec::new();
         s.start(0, &mut out);
         assert_eq!(seqs(&out), vec![0, 1]);
         out.clear();
-        s.on_ack(100 * MS, 1, &mut out);
+        s.on_ack(100 * MS, &ack(1), &mut out);
         assert_eq!(seqs(&out), vec![2, 3]);
         out.clear();
-        s.on_ack(100 * MS, 2, &mut out);
+        s.on_ack(100 * MS, &ack(2), &mut out);
         assert_eq!(seqs(&out), vec![4, 5]);
         assert_eq!(s.cwnd, 4.0);
         // First RTT sample (segment 0, 100 ms) gives RTO = 100 + 4·50 = 300 ms.
@@ -295,62 +509,171 @@ mod tests {
     }
 
     #[test]
-    fn fast_retransmit_and_newreno_partial_ack() {
-        let mut s = TcpSender::new(&cfg(), None);
-        s.cwnd = 10.0;
-        s.ssthresh = 10.0;
-        let mut out = Vec::new();
-        s.start(0, &mut out);
-        assert_eq!(out.len(), 10);
-        out.clear();
-        // Segments 0 and 3 are lost: 1, 2 arrive and produce dup ACKs for 0, then 4..9 too.
-        for _ in 0..2 {
-            s.on_ack(MS, 0, &mut out);
-        }
+    fn newreno_fast_retransmit_and_partial_ack() {
+        let cfg = TcpConfig { reduce_from: ReduceFrom::Flight, ..newreno() };
+        let (mut s, mut out) = with_window(&cfg, 10);
+        // Segments 0 and 3 are lost: 1, 2 arrive and produce duplicate ACKs for 0, then 4..9.
+        s.on_ack(MS, &ack(0), &mut out);
+        s.on_ack(MS, &ack(0), &mut out);
         assert!(out.is_empty());
-        s.on_ack(MS, 0, &mut out);
-        // Third dup ACK: ssthresh = 10/2 = 5, retransmit 0, cwnd = 5 + 3 = 8.
-        assert_eq!(out, vec![Segment { seq: 0, retransmit: true }]);
+        s.on_ack(MS, &ack(0), &mut out);
+        // Third dup ACK: ssthresh = flight 10 / 2 = 5, retransmit 0, cwnd = 5 + 3 = 8.
+        assert_eq!(out, vec![Segment { seq: 0, retransmit: true, cwr: false }]);
         assert_eq!((s.ssthresh, s.cwnd), (5.0, 8.0));
         out.clear();
         // Three more dups inflate to 11 > flight 10: segment 10 goes out.
         for _ in 0..3 {
-            s.on_ack(MS, 0, &mut out);
+            s.on_ack(MS, &ack(0), &mut out);
         }
         assert_eq!(seqs(&out), vec![10]);
         out.clear();
-        // Partial ACK up to 3: retransmit 3; cwnd = 11 - 3 + 1 = 9.
-        s.on_ack(2 * MS, 3, &mut out);
-        assert_eq!(out[0], Segment { seq: 3, retransmit: true });
-        assert_eq!(s.cwnd, 9.0);
-        assert!(s.in_recovery());
-        // cwnd 9 against a flight of 11 - 3 = 8 also lets new segment 11 out.
+        // Partial ACK up to 3: retransmit 3; cwnd = 11 − 3 + 1 = 9, which with a flight of
+        // 11 − 3 = 8 also lets new segment 11 out.
+        s.on_ack(2 * MS, &ack(3), &mut out);
         assert_eq!(seqs(&out), vec![3, 11]);
+        assert!(out[0].retransmit && !out[1].retransmit);
+        assert_eq!(s.cwnd, 9.0);
         out.clear();
         // Full ACK (covers snd_max at detection, 10): exit with min(ssthresh 5, flight 2 + 1).
-        s.on_ack(3 * MS, 10, &mut out);
+        s.on_ack(3 * MS, &ack(10), &mut out);
         assert!(!s.in_recovery());
         assert_eq!(s.cwnd, 3.0);
-        assert_eq!(s.fast_recoveries, 1);
+        assert_eq!((s.fast_recoveries, s.retransmits), (1, 2));
+    }
+
+    #[test]
+    fn ns2_halves_the_window_not_the_flight() {
+        let (mut s, mut out) = with_window(&newreno(), 10);
+        s.cwnd = 16.0; // window larger than the flight of 10
+        for _ in 0..3 {
+            s.on_ack(MS, &ack(0), &mut out);
+        }
+        assert_eq!(s.ssthresh, 8.0);
     }
 
     #[test]
     fn timeout_goes_back_n_with_loss_window() {
-        let mut s = TcpSender::new(&cfg(), Some(4));
+        let mut s = TcpSender::new(&newreno(), Some(4));
         let mut out = Vec::new();
         s.start(0, &mut out);
         out.clear();
         let d = s.rto_deadline.unwrap();
         assert_eq!(d, 1000 * MS);
         s.on_timeout(d, &mut out);
-        assert_eq!(out, vec![Segment { seq: 0, retransmit: true }]);
+        assert_eq!(out, vec![Segment { seq: 0, retransmit: true, cwr: false }]);
         assert_eq!((s.cwnd, s.ssthresh, s.timeouts), (1.0, 2.0, 1));
         // Backed off to 2 s.
         assert_eq!(s.rto_deadline, Some(d + 2000 * MS));
+        // The retransmission is lost too: back off again, ssthresh held (RFC 5681 §3.1).
+        s.on_timeout(d + 2000 * MS, &mut out);
+        assert_eq!((s.cwnd, s.ssthresh, s.timeouts), (1.0, 2.0, 2));
+        assert_eq!(s.rto_deadline, Some(d + 6000 * MS));
         out.clear();
-        s.on_ack(d + 10 * MS, 2, &mut out);
-        s.on_ack(d + 20 * MS, 4, &mut out);
+        s.on_ack(d + 2010 * MS, &ack(2), &mut out);
+        s.on_ack(d + 2020 * MS, &ack(4), &mut out);
         assert!(s.is_complete());
         assert_eq!(s.rto_deadline, None);
+    }
+
+    fn sack_cfg(prr: bool) -> TcpConfig {
+        TcpConfig { prr, reduce_from: ReduceFrom::Flight, clock_granularity_ns: MS, ..TcpConfig::profile("ns2-sack").unwrap() }
+    }
+
+    #[test]
+    fn sack_recovers_two_holes_in_one_round_trip() {
+        let (mut s, mut out) = with_window(&sack_cfg(false), 10);
+        // Segments 2 and 5 are lost. ACKs: 1, 2, then dup ACKs SACKing 3, 4, 6, 7, 8, 9.
+        s.on_ack(MS, &ack(1), &mut out);
+        s.on_ack(MS, &ack(2), &mut out);
+        out.clear();
+        let blocks = [(3, 4), (3, 5), (3, 5)];
+        s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[blocks[0]], ece: false, echo: 0 }, &mut out);
+        s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[blocks[1]], ece: false, echo: 0 }, &mut out);
+        assert!(!s.in_recovery());
+        s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[(6, 7), (3, 5)], ece: false, echo: 0 }, &mut out);
+        // Third dup ACK with 3 SACKed above 2: recovery. The two new ACKs grew cwnd past 10 and
+        // let segments 10 and 11 out, so the flight is 12 − 2 = 10: ssthresh = cwnd = 5, and
+        // the fast retransmit of 2.
+        assert!(s.in_recovery());
+        assert_eq!(s.ssthresh, 5.0);
+        assert_eq!(out[0], Segment { seq: 2, retransmit: true, cwr: false });
+        out.clear();
+        // SACK of 7: only 6 and 7 lie above 5, so it is not yet lost (pipe 6 > cwnd 5).
+        s.on_ack(3 * MS, &AckIn { ack: 2, sack: &[(6, 8), (3, 5)], ece: false, echo: 0 }, &mut out);
+        // SACK of 8: 5 is lost; pipe = 5 un-SACKed − 2 lost + 1 retransmitted = 4 < cwnd 5,
+        // so NextSeg rule 1 retransmits 5.
+        s.on_ack(3 * MS, &AckIn { ack: 2, sack: &[(6, 9), (3, 5)], ece: false, echo: 0 }, &mut out);
+        let all: Vec<u64> = out.iter().filter(|s| s.retransmit).map(|s| s.seq).collect();
+        assert_eq!(all, vec![5]);
+        out.clear();
+        // A cumulative ACK to 10 is partial (the recovery point is 12) ...
+        s.on_ack(5 * MS, &ack(10), &mut out);
+        assert!(s.in_recovery());
+        // ... and one to 12 ends recovery with cwnd = ssthresh.
+        s.on_ack(5 * MS, &ack(12), &mut out);
+        assert!(!s.in_recovery());
+        assert_eq!(s.cwnd, 5.0);
+        assert_eq!((s.timeouts, s.fast_recoveries, s.retransmits), (0, 1, 2));
+    }
+
+    #[test]
+    fn prr_spreads_the_reduction_over_the_round_trip() {
+        // 20 in flight, segment 0 lost, every later ACK SACKs one more segment.
+        let (mut s, mut out) = with_window(&sack_cfg(true), 20);
+        let mut sent_per_ack = Vec::new();
+        for k in 1..=19u64 {
+            s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, &mut out);
+            sent_per_ack.push(out.iter().filter(|s| !s.retransmit).count());
+            out.clear();
+        }
+        // RFC 6937 by hand: recovery starts at the 3rd ACK (ssthresh 10, RecoverFS 20, the fast
+        // retransmit counted in prr_out, pipe 17). While pipe > ssthresh a new segment goes out
+        // when ceil(prr_delivered·10/20) − prr_out turns positive, i.e. for every second
+        // delivery (ACKs 5, 7, 9, 11, 13); the pipe reaches ssthresh at ACK 15, after which
+        // PRR-SSRB sends one segment per delivery to hold it there.
+        assert_eq!(s.ssthresh, 10.0);
+        assert_eq!(sent_per_ack, vec![0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn limited_transmit_sends_on_the_first_two_dupacks() {
+        let cfg = TcpConfig { limited_transmit: true, ..newreno() };
+        let (mut s, mut out) = with_window(&cfg, 4);
+        s.on_ack(MS, &ack(0), &mut out);
+        assert_eq!(seqs(&out), vec![4]);
+        s.on_ack(MS, &ack(0), &mut out);
+        assert_eq!(seqs(&out), vec![4, 5]);
+        s.on_ack(MS, &ack(0), &mut out);
+        // The third enters recovery: retransmission, no further limited transmit.
+        assert_eq!(out.last().unwrap(), &Segment { seq: 0, retransmit: true, cwr: false });
+    }
+
+    #[test]
+    fn ece_reduces_once_per_window_without_retransmitting() {
+        let cfg = TcpConfig { ecn: EcnMode::Classic, reduce_from: ReduceFrom::Flight, ..newreno() };
+        let (mut s, mut out) = with_window(&cfg, 10);
+        s.on_ack(MS, &AckIn { ack: 1, sack: &[], ece: true, echo: 0 }, &mut out);
+        // Halved from the flight of 10 (the ACK was read after the cut), no retransmission;
+        // the first new segment carries CWR.
+        assert_eq!((s.ssthresh, s.cwnd, s.ecn_reductions, s.retransmits), (5.0, 5.0, 1, 0));
+        out.clear();
+        s.on_ack(2 * MS, &AckIn { ack: 6, sack: &[], ece: true, echo: 0 }, &mut out);
+        assert_eq!(s.ecn_reductions, 1, "a second ECE in the same window is ignored");
+        assert!(out[0].cwr && out.iter().skip(1).all(|s| !s.cwr));
+        // Past the window (snd_max was 10 at the cut), ECE reduces again.
+        s.on_ack(3 * MS, &AckIn { ack: 11, sack: &[], ece: true, echo: 0 }, &mut out);
+        assert_eq!(s.ecn_reductions, 2);
+    }
+
+    #[test]
+    fn timestamps_sample_every_ack_and_ticks_quantize() {
+        let cfg = TcpConfig { timestamps: true, clock_granularity_ns: 10 * MS, ..newreno() };
+        let mut s = TcpSender::new(&cfg, None);
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        // Sent at 0, acknowledged at 104 ms: 10 ticks of 10 ms = 100 ms; RTO = 100 + 200 = 300.
+        s.on_ack(104 * MS, &AckIn { ack: 1, sack: &[], ece: false, echo: 0 }, &mut out);
+        assert_eq!(s.rtt.rto(), 300 * MS);
+        assert_eq!(s.rtt.srtt(), 100e6);
     }
 }

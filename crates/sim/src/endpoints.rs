@@ -1,0 +1,286 @@
+//! The hosts' side of the simulation: building the flows of each group, starting and stopping
+//! them, TCP connections (ACK clocking, timers, HTTP-like sessions) and CBR sources.
+
+use aqm::{Ecn, Nanos, Rng};
+
+use crate::config::{App, Dist, FlowGroup, SimConfig, TcpConfig, Transport};
+use crate::flow::{Endpoint, Flow, FlowStats};
+use crate::net::dumbbell::{FLOW_STREAM_BASE, GROUP_STREAM_BASE};
+use crate::net::{Packet, HEADER_BYTES};
+use crate::tcp::{AckIn, ReceiverParams, TcpReceiver, TcpSender};
+use crate::trace::{TCP_EVENT_ECN, TCP_EVENT_RECOVERY, TCP_EVENT_RETRANSMIT, TCP_EVENT_TIMEOUT};
+use crate::udp::UdpSource;
+use crate::world::{Event, Simulation};
+
+fn draw(d: &Dist, i: usize, rng: &mut Rng) -> u64 {
+    match d {
+        Dist::Fixed(v) => *v,
+        Dist::Uniform { lo, hi } => *lo + (rng.uniform() * (*hi - *lo) as f64).round() as u64,
+        Dist::Each(v) => v[i],
+    }
+}
+
+fn receiver_params(t: &TcpConfig) -> ReceiverParams {
+    ReceiverParams { sack: t.sack, ack_every: t.ack_every, delack_timeout: t.delack_timeout_ns, ecn: t.ecn }
+}
+
+fn idle_endpoint(group: &FlowGroup) -> Endpoint {
+    match &group.transport {
+        Transport::Tcp(t) => Endpoint::Tcp { tx: TcpSender::new(t, None), rx: TcpReceiver::new(receiver_params(t)) },
+        Transport::Udp(u) => Endpoint::Udp(UdpSource::new(u.rate_bps, group.packet_size, u.ecn)),
+    }
+}
+
+/// The flows of every group, in order. Each flow draws from its own stream keyed by (group,
+/// index in group), so changing one group never shifts another's random numbers. A Poisson
+/// group becomes one flow per arrival, its arrival times and sizes drawn from the group stream.
+pub fn build_flows(cfg: &SimConfig) -> Vec<Flow> {
+    let mut flows = Vec::with_capacity(cfg.total_flows());
+    for (g, group) in cfg.flows.iter().enumerate() {
+        let mut starts: Vec<(Nanos, App)> = Vec::new();
+        if let App::Poisson { rate_per_s, size } = &group.app {
+            let mut rng = Rng::stream(cfg.seed, GROUP_STREAM_BASE + g as u64);
+            let (Dist::Fixed(mut t), Some(stop)) = (&group.start_ns, group.stop_ns) else { unreachable!("validated") };
+            loop {
+                t += (rng.exponential(1.0 / rate_per_s) * 1e9).round() as Nanos;
+                if t >= stop {
+                    break;
+                }
+                starts.push((t, App::Transfer { bytes: size.draw(&mut rng) }));
+            }
+        }
+        let n = if starts.is_empty() && !matches!(group.app, App::Poisson { .. }) { group.count as usize } else { starts.len() };
+        for i in 0..n {
+            let mut rng = Rng::stream(cfg.seed, FLOW_STREAM_BASE + ((g as u64) << 24) + i as u64);
+            let access_delay_ns = draw(&group.access_delay_ns, i.min(group.count as usize - 1), &mut rng);
+            let (start_ns, app) = match starts.get(i) {
+                Some((t, app)) => (*t, app.clone()),
+                None => (draw(&group.start_ns, i, &mut rng), group.app.clone()),
+            };
+            flows.push(Flow {
+                group: g as u32,
+                start_ns,
+                stop_ns: group.stop_ns,
+                access_delay_ns,
+                receiver_delay_ns: group.receiver_delay_ns,
+                packet_size: group.packet_size,
+                app,
+                endpoint: idle_endpoint(group),
+                stats: FlowStats::default(),
+                conn: 0,
+                conn_start_ns: 0,
+                conn_bytes: None,
+                conn_done: false,
+                completed_ns: None,
+                timer_gen: 0,
+                timer_at: None,
+                rng,
+            });
+        }
+    }
+    flows
+}
+
+impl Simulation {
+    pub(crate) fn start_flow(&mut self, f: usize) {
+        if self.flows[f].is_tcp() {
+            self.open_connection(f);
+        } else {
+            if let Endpoint::Udp(u) = &mut self.flows[f].endpoint {
+                u.active = true;
+            }
+            self.udp_send(f);
+        }
+    }
+
+    pub(crate) fn stop_flow(&mut self, f: usize) {
+        match &mut self.flows[f].endpoint {
+            Endpoint::Tcp { tx, .. } => tx.stop(),
+            Endpoint::Udp(u) => u.active = false,
+        }
+    }
+
+    /// Opens the flow's next TCP connection (the first at its start; for sessions, one per
+    /// object) and lets it send.
+    pub(crate) fn open_connection(&mut self, f: usize) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f];
+        if flow.stop_ns.is_some_and(|s| now >= s) {
+            return;
+        }
+        let Transport::Tcp(t) = &self.cfg.flows[flow.group as usize].transport else { unreachable!("TCP group") };
+        let bytes = match &flow.app {
+            App::Bulk => None,
+            App::Transfer { bytes } => Some(*bytes),
+            App::Sessions { size, .. } | App::Poisson { size, .. } => Some(size.draw(&mut flow.rng)),
+        };
+        flow.conn += 1;
+        flow.conn_start_ns = now;
+        flow.conn_bytes = bytes;
+        flow.conn_done = false;
+        flow.endpoint = Endpoint::Tcp { tx: TcpSender::new(t, flow.segments(bytes)), rx: TcpReceiver::new(receiver_params(t)) };
+        // Timer events of the previous connection are stale from now on.
+        flow.timer_gen = flow.timer_gen.wrapping_add(1);
+        flow.timer_at = None;
+        self.with_sender(f, |tx, now, segs| tx.start(now, segs));
+    }
+
+    /// Runs `op` on flow `f`'s sender, then sends what it asked for, keeps the timer in step
+    /// and accounts for retransmissions, timeouts and reductions.
+    fn with_sender(&mut self, f: usize, op: impl FnOnce(&mut TcpSender, Nanos, &mut Vec<crate::tcp::Segment>)) {
+        let now = self.sched.now();
+        let mut segs = std::mem::take(&mut self.segments);
+        let Endpoint::Tcp { tx, .. } = &mut self.flows[f].endpoint else { unreachable!("TCP flow") };
+        let before = [tx.retransmits, tx.timeouts, tx.fast_recoveries, tx.ecn_reductions];
+        op(tx, now, &mut segs);
+        let after = [tx.retransmits, tx.timeouts, tx.fast_recoveries, tx.ecn_reductions];
+        let ecn = if tx.ecn_capable() { Ecn::Ect0 } else { Ecn::NotEct };
+        let complete = tx.is_complete();
+        let flow = &mut self.flows[f];
+        let st = &mut flow.stats;
+        let deltas: Vec<u64> = after.iter().zip(before).map(|(a, b)| a - b).collect();
+        st.retransmits += deltas[0];
+        st.timeouts += deltas[1];
+        st.fast_recoveries += deltas[2];
+        st.ecn_reductions += deltas[3];
+        if self.cfg.traces.tcp {
+            for (kind, &n) in [TCP_EVENT_RETRANSMIT, TCP_EVENT_TIMEOUT, TCP_EVENT_RECOVERY, TCP_EVENT_ECN].iter().zip(&deltas) {
+                for _ in 0..n {
+                    self.traces.tcp_event_t.push(now);
+                    self.traces.tcp_event_flow.push(f as u32);
+                    self.traces.tcp_event_kind.push(*kind);
+                }
+            }
+        }
+        let conn = flow.conn;
+        for s in segs.drain(..) {
+            let len = self.flows[f].segment_len(s.seq);
+            self.send(Packet { ecn, cwr: s.cwr, conn, ..Packet::data(f as u32, len, s.seq, now) });
+        }
+        self.segments = segs;
+        if complete {
+            self.transfer_complete(f);
+        }
+        self.sync_timer(f);
+    }
+
+    /// A finite transfer's last byte is acknowledged: record it; a session thinks, then asks
+    /// for the next object.
+    fn transfer_complete(&mut self, f: usize) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f];
+        if flow.conn_done {
+            return;
+        }
+        flow.conn_done = true;
+        flow.stats.transfers += 1;
+        flow.completed_ns.get_or_insert(now);
+        self.transfers.push((f as u32, flow.conn_start_ns, flow.conn_bytes.unwrap_or(0), now - flow.conn_start_ns));
+        if let Endpoint::Tcp { tx, .. } = &mut flow.endpoint {
+            tx.stop();
+        }
+        if let App::Sessions { think_mean_ns, .. } = flow.app {
+            let think = flow.rng.exponential(think_mean_ns as f64).round() as Nanos;
+            self.sched.after(think, Event::NextObject { flow: f as u32 });
+        }
+    }
+
+    /// Keeps one live timer event no later than the sender's deadline. A deadline that moved
+    /// later needs no new event: the live one fires early and re-arms (lazy cancellation).
+    fn sync_timer(&mut self, f: usize) {
+        let flow = &mut self.flows[f];
+        let Endpoint::Tcp { tx, .. } = &flow.endpoint else { return };
+        if let Some(d) = tx.rto_deadline {
+            if flow.timer_at.is_none_or(|t| d < t) {
+                flow.timer_gen = flow.timer_gen.wrapping_add(1);
+                flow.timer_at = Some(d);
+                self.sched.at(d, Event::Rto { flow: f as u32, gen: flow.timer_gen });
+            }
+        }
+    }
+
+    pub(crate) fn on_rto(&mut self, f: usize, gen: u32) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f];
+        if gen != flow.timer_gen {
+            return;
+        }
+        flow.timer_at = None;
+        let Endpoint::Tcp { tx, .. } = &flow.endpoint else { return };
+        if tx.rto_deadline.is_some_and(|d| d <= now) {
+            self.with_sender(f, |tx, now, segs| tx.on_timeout(now, segs));
+        } else {
+            self.sync_timer(f);
+        }
+    }
+
+    pub(crate) fn on_delack(&mut self, f: usize, conn: u32) {
+        let now = self.sched.now();
+        if self.flows[f].conn != conn {
+            return;
+        }
+        let mut acks = std::mem::take(&mut self.acks);
+        if let Endpoint::Tcp { rx, .. } = &mut self.flows[f].endpoint {
+            rx.on_delack_timer(now, &mut acks);
+        }
+        self.send_acks(f, &mut acks);
+        self.acks = acks;
+    }
+
+    fn send_acks(&mut self, f: usize, acks: &mut Vec<crate::tcp::AckOut>) {
+        let conn = self.flows[f].conn;
+        for a in acks.drain(..) {
+            self.send(Packet::ack(f as u32, conn, &a));
+        }
+    }
+
+    /// A data segment reached the receiver of TCP flow `f`.
+    pub(crate) fn tcp_data_arrived(&mut self, f: usize, p: &Packet) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f];
+        if p.conn != flow.conn {
+            return; // a straggler of an earlier connection
+        }
+        let Endpoint::Tcp { rx, .. } = &mut flow.endpoint else { unreachable!("TCP flow") };
+        let mut acks = std::mem::take(&mut self.acks);
+        let had_deadline = rx.delack_deadline.is_some();
+        let first = rx.rcv_nxt;
+        let n = rx.on_segment(now, p.seq, p.ts, p.ecn == Ecn::Ce, p.cwr, &mut acks);
+        if let (false, Some(d)) = (had_deadline, rx.delack_deadline) {
+            self.sched.at(d, Event::DelAck { flow: f as u32, conn: flow.conn });
+        }
+        flow.stats.goodput_bytes += flow.payload_of(first, n);
+        self.send_acks(f, &mut acks);
+        self.acks = acks;
+    }
+
+    /// An ACK reached the sender of TCP flow `f`.
+    pub(crate) fn tcp_ack_arrived(&mut self, f: usize, p: &Packet) {
+        if p.conn != self.flows[f].conn {
+            return;
+        }
+        let ack = AckIn { ack: p.seq, sack: &p.sack[..p.n_sack as usize], ece: p.ece, echo: p.ts };
+        self.with_sender(f, |tx, now, segs| tx.on_ack(now, &ack, segs));
+    }
+
+    pub(crate) fn udp_send(&mut self, f: usize) {
+        let now = self.sched.now();
+        let flow = &mut self.flows[f];
+        let Endpoint::Udp(u) = &mut flow.endpoint else { unreachable!("UdpSend for a TCP flow") };
+        if !u.active {
+            return;
+        }
+        let seq = u.next_seq;
+        u.next_seq += 1;
+        let gap = u.gap();
+        let ecn = u.ecn;
+        let len = flow.packet_size;
+        self.sched.after(gap, Event::UdpSend { flow: f as u32 });
+        self.send(Packet { ecn, ..Packet::data(f as u32, len, seq, now) });
+    }
+}
+
+/// Payload of a full segment for a packet size (used by tests and summaries).
+pub fn payload_of(packet_size: u32) -> u32 {
+    packet_size - HEADER_BYTES
+}

@@ -1,0 +1,287 @@
+//! Congestion controllers: how the window grows on ACKs and how far it falls on congestion.
+//! Loss detection and recovery live in the sender; these only set cwnd and ssthresh.
+//!
+//! Windows are in segments (f64), times in seconds (f64).
+
+use serde::{Deserialize, Serialize};
+
+/// How growth counts ACKs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Growth {
+    /// One increment per ACK whatever it acknowledges (ns-2, ns-3): slow start +1 per ACK,
+    /// congestion avoidance +1/cwnd per ACK. Delayed ACKs halve the growth.
+    PerAck,
+    /// Appropriate byte counting (RFC 3465, Linux): growth per segment acknowledged.
+    ByteCounting,
+}
+
+/// What a multiplicative decrease multiplies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReduceFrom {
+    /// The flight size (RFC 5681 §3.1 eq. 4, RFC 9438 §4.6, ns-3).
+    Flight,
+    /// The congestion window (ns-2 Sack1 halves the window; Linux CUBIC uses cwnd·β).
+    Cwnd,
+}
+
+/// CUBIC constants of RFC 9438 §4.
+pub const CUBIC_C: f64 = 0.4;
+pub const CUBIC_BETA: f64 = 0.7;
+/// DCTCP's EWMA gain g = 1/16 (RFC 8257 §4.2, Linux dctcp_shift_g = 4).
+pub const DCTCP_G: f64 = 1.0 / 16.0;
+
+#[derive(Clone, Debug, Default)]
+pub struct CubicState {
+    /// W_max: the window before the last reduction.
+    w_max: f64,
+    /// Start of the current congestion-avoidance epoch (s), None until the first CA ACK.
+    epoch_start: Option<f64>,
+    /// K (s) and the curve's plateau for the epoch.
+    k: f64,
+    origin: f64,
+    /// The Reno-friendly estimate W_est (RFC 9438 §4.3).
+    w_est: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct DctcpState {
+    /// α, the estimated fraction of marked bytes; starts at 1 (RFC 8257 §4.2, Linux).
+    pub alpha: f64,
+    acked: f64,
+    marked: f64,
+    /// The window being observed ends when snd_una passes this segment.
+    window_end: u64,
+}
+
+#[derive(Clone, Debug)]
+pub enum Cc {
+    Reno,
+    Cubic(CubicState),
+    Dctcp(DctcpState),
+}
+
+impl Cc {
+    pub fn new(name: &str) -> Option<Cc> {
+        match name {
+            "newreno" | "reno" => Some(Cc::Reno),
+            "cubic" => Some(Cc::Cubic(CubicState::default())),
+            "dctcp" => Some(Cc::Dctcp(DctcpState { alpha: 1.0, acked: 0.0, marked: 0.0, window_end: 0 })),
+            _ => None,
+        }
+    }
+
+    /// The multiplicative-decrease factor on loss.
+    fn beta(&self) -> f64 {
+        match self {
+            Cc::Cubic(_) => CUBIC_BETA,
+            Cc::Reno | Cc::Dctcp(_) => 0.5,
+        }
+    }
+
+    /// Grows `cwnd` for an ACK of `acked` new segments outside recovery. `now` and `srtt` in
+    /// seconds (CUBIC's clock).
+    pub fn on_ack(&mut self, cwnd: &mut f64, ssthresh: f64, acked: u64, growth: Growth, now: f64, srtt: f64) {
+        let n = match growth {
+            Growth::PerAck => 1.0,
+            Growth::ByteCounting => acked as f64,
+        };
+        if *cwnd < ssthresh {
+            // Slow start (RFC 5681 §3.1); byte counting is capped at ssthresh, the rest goes on
+            // to congestion avoidance, as Linux does.
+            let room = (ssthresh - *cwnd).max(0.0);
+            let ss = n.min(room.max(1.0));
+            *cwnd += ss;
+            if growth == Growth::PerAck || *cwnd < ssthresh {
+                return;
+            }
+            return self.avoid(cwnd, n - ss, now, srtt);
+        }
+        self.avoid(cwnd, n, now, srtt);
+    }
+
+    fn avoid(&mut self, cwnd: &mut f64, n: f64, now: f64, srtt: f64) {
+        if n <= 0.0 {
+            return;
+        }
+        match self {
+            // RFC 5681 §3.1 eq. (3): one segment per window of ACKs.
+            Cc::Reno | Cc::Dctcp(_) => *cwnd += n / *cwnd,
+            Cc::Cubic(s) => s.avoid(cwnd, n, now, srtt),
+        }
+    }
+
+    /// A congestion event (loss or ECE): returns the new ssthresh. `flight` and `cwnd` are
+    /// taken before the reduction.
+    pub fn ssthresh_on_congestion(&mut self, cwnd: f64, flight: f64, from: ReduceFrom, ecn: bool) -> f64 {
+        let base = match from {
+            ReduceFrom::Flight => flight,
+            ReduceFrom::Cwnd => cwnd,
+        };
+        match self {
+            // RFC 8257 §3.3: an ECN reaction scales cwnd by (1 − α/2); loss halves as Reno.
+            Cc::Dctcp(d) if ecn => (cwnd * (1.0 - d.alpha / 2.0)).max(2.0),
+            Cc::Cubic(s) => {
+                // RFC 9438 §4.7 fast convergence.
+                s.w_max = if cwnd < s.w_max { cwnd * (1.0 + CUBIC_BETA) / 2.0 } else { cwnd };
+                s.epoch_start = None;
+                (base * CUBIC_BETA).max(2.0)
+            }
+            _ => (base * self.beta()).max(2.0),
+        }
+    }
+
+    /// A retransmission timeout: the same ssthresh rule, and CUBIC restarts its epoch.
+    pub fn ssthresh_on_timeout(&mut self, cwnd: f64, flight: f64, from: ReduceFrom) -> f64 {
+        self.ssthresh_on_congestion(cwnd, flight, from, false)
+    }
+
+    /// DCTCP's per-ACK bookkeeping (RFC 8257 §3.3): bytes acknowledged and bytes marked; once
+    /// per window, α ← (1 − g)α + g·F.
+    pub fn on_ack_ecn(&mut self, acked: u64, ece: bool, snd_una: u64, snd_max: u64) {
+        if let Cc::Dctcp(d) = self {
+            d.acked += acked as f64;
+            if ece {
+                d.marked += acked as f64;
+            }
+            if snd_una > d.window_end {
+                let f = if d.acked > 0.0 { d.marked / d.acked } else { 0.0 };
+                d.alpha = (1.0 - DCTCP_G) * d.alpha + DCTCP_G * f;
+                d.acked = 0.0;
+                d.marked = 0.0;
+                d.window_end = snd_max;
+            }
+        }
+    }
+
+    /// DCTCP's α (None for other controllers), for traces.
+    pub fn alpha(&self) -> Option<f64> {
+        match self {
+            Cc::Dctcp(d) => Some(d.alpha),
+            _ => None,
+        }
+    }
+}
+
+impl CubicState {
+    /// RFC 9438 §4.2–4.4 congestion avoidance for `n` acknowledged segments (or ACKs).
+    fn avoid(&mut self, cwnd: &mut f64, n: f64, now: f64, srtt: f64) {
+        let start = *self.epoch_start.get_or_insert_with(|| {
+            // A new epoch: K from W_max and the window we start from (§4.2 eq. 2).
+            if *cwnd < self.w_max {
+                self.k = ((self.w_max - *cwnd) / CUBIC_C).cbrt();
+                self.origin = self.w_max;
+            } else {
+                self.k = 0.0;
+                self.origin = *cwnd;
+            }
+            self.w_est = *cwnd;
+            now
+        });
+        let t = now - start;
+        let w_cubic = |t: f64| CUBIC_C * (t - self.k).powi(3) + self.origin;
+        // §4.3: W_est grows like Reno scaled by α_cubic, which becomes 1 past W_max.
+        let alpha = if self.w_est >= self.w_max { 1.0 } else { 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA) };
+        self.w_est += alpha * n / *cwnd;
+        if w_cubic(t) < self.w_est {
+            // Reno-friendly region.
+            *cwnd = self.w_est;
+            return;
+        }
+        // §4.4: aim at W_cubic one RTT ahead, clamped to [cwnd, 1.5 cwnd].
+        let target = w_cubic(t + srtt).clamp(*cwnd, 1.5 * *cwnd);
+        *cwnd += (target - *cwnd) / *cwnd * n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reno_growth_per_ack_and_byte_counting() {
+        let mut cc = Cc::new("newreno").unwrap();
+        let mut w = 10.0;
+        // Slow start below ssthresh 20: +1 per ACK whatever it acks (per-ACK growth)...
+        cc.on_ack(&mut w, 20.0, 2, Growth::PerAck, 0.0, 0.1);
+        assert_eq!(w, 11.0);
+        // ...or +2 for two segments with byte counting.
+        cc.on_ack(&mut w, 20.0, 2, Growth::ByteCounting, 0.0, 0.1);
+        assert_eq!(w, 13.0);
+        // Byte counting across ssthresh: 7 to reach 20, then 1/20 of the rest.
+        cc.on_ack(&mut w, 20.0, 8, Growth::ByteCounting, 0.0, 0.1);
+        assert_eq!(w, 20.05);
+        // Congestion avoidance: +1/cwnd per ACK.
+        let mut v = 20.0;
+        cc.on_ack(&mut v, 10.0, 1, Growth::PerAck, 0.0, 0.1);
+        assert_eq!(v, 20.05);
+        assert_eq!(cc.ssthresh_on_congestion(40.0, 30.0, ReduceFrom::Flight, false), 15.0);
+        assert_eq!(cc.ssthresh_on_congestion(40.0, 30.0, ReduceFrom::Cwnd, false), 20.0);
+        assert_eq!(cc.ssthresh_on_congestion(3.0, 3.0, ReduceFrom::Cwnd, false), 2.0);
+    }
+
+    #[test]
+    fn cubic_curve_k_and_fast_convergence() {
+        let mut cc = Cc::new("cubic").unwrap();
+        // Loss at cwnd 100: W_max 100, ssthresh 70.
+        assert_eq!(cc.ssthresh_on_congestion(100.0, 100.0, ReduceFrom::Cwnd, false), 70.0);
+        let mut w = 70.0;
+        // First CA ACK at t = 10 s starts the epoch: K = cbrt(30 / 0.4) = 4.217 s. At t = 0
+        // the curve equals cwnd (70) while W_est has just grown by α_cubic/cwnd: Reno-friendly.
+        cc.on_ack(&mut w, 70.0, 1, Growth::ByteCounting, 10.0, 0.1);
+        let Cc::Cubic(s) = &cc else { unreachable!() };
+        let k = s.k;
+        assert!((k - 75f64.cbrt()).abs() < 1e-12);
+        let alpha = 3.0 * 0.3 / 1.7;
+        assert!((w - (70.0 + alpha / 70.0)).abs() < 1e-12, "{w}");
+        // Two seconds in, the curve (95.6) is above W_est: grow toward W_cubic(t + RTT).
+        let w1 = w;
+        cc.on_ack(&mut w, 70.0, 1, Growth::ByteCounting, 12.0, 0.1);
+        let want = w1 + (CUBIC_C * (2.1 - k).powi(3) + 100.0 - w1) / w1;
+        assert!((w - want).abs() < 1e-9, "{w} vs {want}");
+        // Far past K the curve exceeds W_max; the step is capped at 1.5 cwnd per window.
+        let mut w2 = w;
+        cc.on_ack(&mut w2, 70.0, 1, Growth::ByteCounting, 30.0, 0.1);
+        assert!((w2 - (w + 0.5)).abs() < 1e-9);
+        // Fast convergence: a loss below the previous W_max remembers (1 + β)/2 of cwnd.
+        cc.ssthresh_on_congestion(80.0, 80.0, ReduceFrom::Cwnd, false);
+        let Cc::Cubic(s) = &cc else { unreachable!() };
+        assert!((s.w_max - 80.0 * 0.85).abs() < 1e-12);
+    }
+
+    #[test]
+    fn cubic_reno_friendly_region_rules_at_short_rtts() {
+        // After a loss at 10 segments with a 50 ms RTT, Reno's estimate grows by
+        // α_cubic / RTT = 10.6 segments per second while the curve starts at slope
+        // 3·C·K² = 4.6 per second (K = 1.96 s): the window follows W_est.
+        let mut cc = Cc::new("cubic").unwrap();
+        cc.ssthresh_on_congestion(10.0, 10.0, ReduceFrom::Cwnd, false);
+        let mut w = 7.0;
+        let mut t = 0.0;
+        for _ in 0..70 {
+            cc.on_ack(&mut w, 7.0, 1, Growth::ByteCounting, t, 0.05);
+            t += 0.05 / w;
+        }
+        let Cc::Cubic(s) = &cc else { unreachable!() };
+        assert_eq!(w, s.w_est, "the window follows W_est in the Reno-friendly region");
+        assert!(CUBIC_C * (t - s.k).powi(3) + s.origin < w);
+        assert!(w > 10.0, "{w}");
+    }
+
+    #[test]
+    fn dctcp_alpha_ewma_and_reduction() {
+        let mut cc = Cc::new("dctcp").unwrap();
+        // First window (ends at 0): 10 segments acked, all marked: α = 15/16 + 1/16 = 1.
+        cc.on_ack_ecn(10, true, 1, 10);
+        assert_eq!(cc.alpha(), Some(1.0));
+        // Next window, half marked: α = 15/16 + 0.5/16.
+        cc.on_ack_ecn(5, true, 5, 20);
+        cc.on_ack_ecn(5, false, 11, 20);
+        assert_eq!(cc.alpha(), Some(15.0 / 16.0 + 0.5 / 16.0));
+        let a = cc.alpha().unwrap();
+        assert_eq!(cc.ssthresh_on_congestion(40.0, 40.0, ReduceFrom::Cwnd, true), 40.0 * (1.0 - a / 2.0));
+        // Loss still halves.
+        assert_eq!(cc.ssthresh_on_congestion(40.0, 40.0, ReduceFrom::Cwnd, false), 20.0);
+    }
+}

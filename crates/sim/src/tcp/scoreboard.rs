@@ -1,0 +1,167 @@
+//! The SACK scoreboard of RFC 6675, over segment numbers.
+//!
+//! SACKed segments above the cumulative ACK are kept as disjoint ranges, so every query is
+//! O(number of holes), never O(window): a segment is *lost* (IsLost, §4) when at least
+//! DupThresh SACKed segments lie above it, which makes the lost segments exactly the
+//! un-SACKed ones below the DupThresh-th highest SACKed segment.
+
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    /// SACKed ranges [start, end), disjoint and non-adjacent, keyed by start.
+    ranges: BTreeMap<u64, u64>,
+    /// Segments covered by `ranges`.
+    sacked: u64,
+}
+
+impl Scoreboard {
+    pub fn clear(&mut self) {
+        self.ranges.clear();
+        self.sacked = 0;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// Segments currently marked SACKed.
+    pub fn sacked(&self) -> u64 {
+        self.sacked
+    }
+
+    /// Marks [start, end) SACKed; returns how many segments were newly SACKed.
+    pub fn add(&mut self, mut start: u64, mut end: u64) -> u64 {
+        if start >= end {
+            return 0;
+        }
+        let before = self.sacked;
+        // Absorb every range that overlaps or touches [start, end).
+        let touching: Vec<(u64, u64)> =
+            self.ranges.range(..=end).rev().take_while(|&(_, &e)| e >= start).map(|(&s, &e)| (s, e)).collect();
+        for (s, e) in touching {
+            self.ranges.remove(&s);
+            self.sacked -= e - s;
+            start = start.min(s);
+            end = end.max(e);
+        }
+        self.ranges.insert(start, end);
+        self.sacked += end - start;
+        self.sacked - before
+    }
+
+    /// Forgets everything below the cumulative ACK `una`.
+    pub fn advance(&mut self, una: u64) {
+        while let Some((&s, &e)) = self.ranges.first_key_value() {
+            if s >= una {
+                break;
+            }
+            self.ranges.remove(&s);
+            self.sacked -= e - s;
+            if e > una {
+                self.ranges.insert(una, e);
+                self.sacked += e - una;
+            }
+        }
+    }
+
+    pub fn is_sacked(&self, seq: u64) -> bool {
+        self.ranges.range(..=seq).next_back().is_some_and(|(_, &e)| seq < e)
+    }
+
+    /// SACKed segments in [a, b).
+    fn sacked_in(&self, a: u64, b: u64) -> u64 {
+        if a >= b {
+            return 0;
+        }
+        let first = self.ranges.range(..=a).next_back().map_or(a, |(&s, _)| s);
+        self.ranges.range(first..b).map(|(&s, &e)| e.min(b).saturating_sub(s.max(a))).sum()
+    }
+
+    /// The boundary below which un-SACKed segments are lost: the start of the DupThresh-th
+    /// highest SACKed segment (0 when fewer are SACKed: nothing is lost).
+    pub fn lost_below(&self, dup_thresh: u64) -> u64 {
+        let mut need = dup_thresh;
+        for (&s, &e) in self.ranges.iter().rev() {
+            let n = e - s;
+            if n >= need {
+                return e - need;
+            }
+            need -= n;
+        }
+        0
+    }
+
+    /// RFC 6675 §4 IsLost(seq).
+    pub fn is_lost(&self, seq: u64, dup_thresh: u64) -> bool {
+        seq < self.lost_below(dup_thresh) && !self.is_sacked(seq)
+    }
+
+    /// RFC 6675 §4 SetPipe over [una, max): un-SACKed segments not deemed lost, plus those
+    /// retransmitted (all un-SACKed segments up to and including `high_rxt`).
+    pub fn pipe(&self, una: u64, max: u64, high_rxt: Option<u64>, dup_thresh: u64) -> u64 {
+        let unsacked = |a: u64, b: u64| (b.saturating_sub(a)) - self.sacked_in(a, b);
+        let lost_end = self.lost_below(dup_thresh).clamp(una, max);
+        let in_net = unsacked(una, max) - unsacked(una, lost_end);
+        let rxt = high_rxt.map_or(0, |h| unsacked(una, (h + 1).min(max)));
+        in_net + rxt
+    }
+
+    /// The first un-SACKed segment at or above `from` and below `max`.
+    pub fn next_unsacked(&self, from: u64, max: u64) -> Option<u64> {
+        let mut s = from;
+        if let Some((_, &e)) = self.ranges.range(..=s).next_back() {
+            s = s.max(e);
+        }
+        (s < max).then_some(s)
+    }
+
+    /// The highest SACKed segment + 1 (0 when nothing is SACKed).
+    pub fn highest_sacked_end(&self) -> u64 {
+        self.ranges.last_key_value().map_or(0, |(_, &e)| e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merges_ranges_and_counts() {
+        let mut sb = Scoreboard::default();
+        assert_eq!(sb.add(5, 7), 2);
+        assert_eq!(sb.add(9, 10), 1);
+        assert_eq!(sb.add(7, 9), 2); // joins both neighbours
+        assert_eq!(sb.add(6, 8), 0);
+        assert_eq!(sb.sacked(), 5);
+        assert!(sb.is_sacked(5) && sb.is_sacked(9) && !sb.is_sacked(10) && !sb.is_sacked(4));
+        sb.advance(7);
+        assert_eq!(sb.sacked(), 3);
+        assert!(!sb.is_sacked(6) && sb.is_sacked(7));
+    }
+
+    #[test]
+    fn rfc6675_loss_and_pipe() {
+        // Window 0..10 sent; 1, 2 lost; 3..=9 SACKed except 6.
+        let mut sb = Scoreboard::default();
+        sb.add(3, 6);
+        sb.add(7, 10);
+        // The 3rd-highest SACKed segment is 7: un-SACKed segments below 7 are lost (0, 1, 2, 6).
+        assert_eq!(sb.lost_below(3), 7);
+        assert!(sb.is_lost(0, 3) && sb.is_lost(6, 3) && !sb.is_lost(4, 3));
+        // Pipe: un-SACKed 0, 1, 2, 6 are all lost, none retransmitted: 0 in flight.
+        assert_eq!(sb.pipe(0, 10, None, 3), 0);
+        // Retransmitting 0 and 1 (HighRxt = 1) puts two back in the pipe.
+        assert_eq!(sb.pipe(0, 10, Some(1), 3), 2);
+        // Sending new segments 10, 11 adds them (not lost: nothing SACKed above).
+        assert_eq!(sb.pipe(0, 12, Some(1), 3), 4);
+        assert_eq!(sb.next_unsacked(2, 12), Some(2));
+        assert_eq!(sb.next_unsacked(3, 12), Some(6));
+        assert_eq!(sb.next_unsacked(7, 10), None);
+        // With only two segments SACKed nothing is lost yet.
+        let mut two = Scoreboard::default();
+        two.add(4, 6);
+        assert_eq!(two.lost_below(3), 0);
+        assert_eq!(two.pipe(0, 6, None, 3), 4);
+    }
+}

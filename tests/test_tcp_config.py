@@ -1,0 +1,87 @@
+"""TCP profiles, overrides, applications and impairments in scenario files, and their runs."""
+
+import pytest
+
+import aqmlab
+from aqmlab import Scenario, ScenarioError
+from conftest import small_scenario
+
+
+def tcp_group(**kw):
+    d = small_scenario()
+    d["flows"] = [{"type": "tcp", "count": 2, "rtt": "60ms", **kw}]
+    return d
+
+
+def test_profiles_expand_and_overrides_apply():
+    from aqmlab import _core
+
+    assert set(_core.TCP_PROFILES) == {"ns2-sack", "ns3", "ns3.26", "linux"}
+    s = Scenario.from_dict(tcp_group(profile="linux", initial_cwnd=4, min_rto="300ms"))
+    t = s.sim_config["flows"][0]["transport"]
+    assert (t["cc"], t["initial_cwnd"], t["min_rto_ns"], t["growth"], t["prr"]) == ("cubic", 4, 300_000_000, "byte_counting", True)
+    r = s.resolved["flows"][0]
+    assert (r["profile"], r["cc"], r["min_rto"], r["delack_timeout"]) == ("linux", "cubic", "300ms", "40ms")
+    # The default profile is ns-2's Sack1, as in the PIE and PI papers.
+    d = Scenario.from_dict(tcp_group()).sim_config["flows"][0]["transport"]
+    assert (d["initial_cwnd"], d["clock_granularity_ns"], d["ack_every"], d["reduce_from"]) == (2, 10_000_000, 1, "cwnd")
+    assert Scenario.from_dict(s.resolved).sim_config == s.sim_config
+
+
+def test_dctcp_gets_its_echo_and_ecn_true_means_classic():
+    t = Scenario.from_dict(tcp_group(cc="dctcp")).sim_config["flows"][0]["transport"]
+    assert t["ecn"] == "dctcp"
+    t = Scenario.from_dict(tcp_group(ecn=True)).sim_config["flows"][0]["transport"]
+    assert t["ecn"] == "classic"
+
+
+@pytest.mark.parametrize("kw, msg", [
+    ({"profile": "bsd"}, "flows[0].profile: unknown TCP profile 'bsd'"),
+    ({"cc": "vegas"}, "flows[0].cc: expected one of 'newreno', 'cubic', 'dctcp'"),
+    ({"prr": True, "sack": False}, "flows[0].prr: needs sack"),
+    ({"cc": "dctcp", "ecn": "classic"}, "flows[0].ecn: DCTCP needs ecn"),
+    ({"size": {"pareto": {"mean": "10KB", "shape": 1.0}}, "think": "1s"}, "flows[0].size.pareto.shape: expected a number in (1.0, 100.0]"),
+    ({"size": {"exponential": "10KB"}}, "flows[0].size: a single transfer needs a fixed size"),
+    ({"think": "1s"}, "flows[0].size: sessions ('think') need an object 'size'"),
+    ({"arrival_rate": 2.0, "size": "10KB"}, "flows[0].arrival_rate: Poisson arrivals need"),
+    ({"ack_every": 0}, "flows[0].ack_every: expected an integer in [1, 64]"),
+])
+def test_tcp_errors_name_the_field(kw, msg):
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(tcp_group(**kw))
+    assert str(e.value).startswith(msg), str(e.value)
+
+
+def test_impairment_parses_and_rejects():
+    d = tcp_group()
+    d["bottleneck"]["impairment"] = {"loss": {"bernoulli": 0.01}, "outages": [["1s", "2s"]]}
+    s = Scenario.from_dict(d)
+    assert s.sim_config["bottleneck"]["impairment"] == {"loss": {"bernoulli": {"p": 0.01}}, "mark_instead": False, "outages": [[10**9, 2 * 10**9]]}
+    assert Scenario.from_dict(s.resolved).sim_config == s.sim_config
+    d["bottleneck"]["impairment"] = {"loss": {"gilbert": 0.1}}
+    with pytest.raises(ScenarioError, match=r"bottleneck.impairment.loss: expected \{bernoulli = p\}"):
+        Scenario.from_dict(d)
+
+
+def test_sessions_and_poisson_transfers_run_and_report_fcts():
+    d = small_scenario(duration="20s", warmup="0s")
+    d["flows"] = [
+        {"name": "web", "type": "tcp", "count": 3, "rtt": "60ms", "size": {"pareto": {"mean": "12KB", "shape": 1.3}}, "think": "500ms"},
+        {"name": "short", "type": "tcp", "rtt": "60ms", "size": "20KB", "arrival_rate": 2.0, "start": "0s", "stop": "15s"},
+    ]
+    r = aqmlab.run(d, progress=False)
+    tr = r.transfers()
+    assert r.summary["transfers"] == len(tr) > 30
+    assert set(tr["flow"]) >= {0, 1, 2}
+    assert (tr["fct_s"] > 0.06).all(), "no transfer beats the round trip"
+    assert (tr[tr["flow"] >= 3]["bytes"] == 20_000).all()
+    # One flow per Poisson arrival: about 2/s for 15 s.
+    assert 15 <= r.summary["flows"].__len__() - 3 <= 50
+
+
+def test_tcp_events_trace(small_result):
+    ev = small_result.tcp_events()
+    assert set(ev["kind"]) <= {"retransmit", "timeout", "recovery", "ecn_reduction"}
+    per_flow = ev[ev["kind"] == "retransmit"].groupby("flow").size()
+    for f, n in per_flow.items():
+        assert small_result.summary["flows"][f]["retransmits"] == n
