@@ -42,7 +42,9 @@ def throughput(result, ax=None, bins: int = 200):
     ax = ax or plt.gca()
     r = result.flow_rates()
     if len(r):
-        groups = np.arange(len(r)) // max(1, round(len(r) / bins))
+        k = max(1, round(len(r) / bins))
+        r = r.iloc[: len(r) - len(r) % k] if len(r) >= k else r  # no partial bin at the end
+        groups = np.arange(len(r)) // k
         t = r.index.to_series().groupby(groups).max().values
         r = r.groupby(groups).mean()
         if r.shape[1] <= 10:
