@@ -59,6 +59,45 @@ def cmd_scenarios(args) -> int:
     return 0
 
 
+def cmd_fluid(args) -> int:
+    import pandas as pd
+
+    from .analysis.fluid import fluid_run
+    from .analysis.from_scenario import fluid_params, fluid_summary
+
+    scn = _load(args)
+    params = fluid_params(scn)
+    series = fluid_run(params)
+    summary = fluid_summary(series, scn.sim_config["warmup_ns"] * 1e-9)
+    print(f"fluid model of {scn.name}: N = {params['n_flows']}, C = {params['capacity_bps'] / 1e6:g} Mb/s, "
+          f"R0 = {params['rtt_s'] * 1e3:.1f} ms, {params['aqm']['type']}")
+    print(f"  queue delay mean {summary['qdelay_mean_s'] * 1e3:.2f} ms, queue {summary['queue_mean_packets']:.1f} packets, "
+          f"p mean {summary['p_mean']:.5f}, utilization {summary['utilization'] * 100:.2f} %")
+    if args.output:
+        from pathlib import Path
+
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        out = Path(args.output)
+        out.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(series).to_parquet(out / "fluid.parquet")
+        fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
+        a1.plot(series["t"], series["queue_delay"] * 1e3)
+        a1.set_ylabel("queueing delay (ms)")
+        a2.plot(series["t"], series["p"])
+        a2.set_ylabel("p")
+        a2.set_xlabel("time (s)")
+        fig.suptitle(f"{scn.name} (fluid model)")
+        fig.tight_layout()
+        fig.savefig(out / "fluid.png", dpi=100)
+        plt.close(fig)
+        print(f"wrote {out}/fluid.parquet and {out}/fluid.png")
+    return 0
+
+
 def cmd_bench(args) -> int:
     from . import bench
 
@@ -108,6 +147,15 @@ def build_parser() -> argparse.ArgumentParser:
                                    "over ns-3 and peak memory.")
     b.add_argument("scenario", nargs="*", help="benchmark scenario names (default: all)")
     b.set_defaults(func=cmd_bench)
+
+    f = sub.add_parser("fluid", help="run a scenario through the fluid model (MGT) instead of packets",
+                       description="Solve the Misra-Gong-Towsley fluid model for the same scenario file: bulk TCP "
+                                   "flows, the bottleneck's capacity schedule, its AQM as a sampled controller. "
+                                   "Prints mean queue delay, p and utilization; with -o writes fluid.parquet and "
+                                   "fluid.png.")
+    scenario_args(f)
+    f.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the time series and plot")
+    f.set_defaults(func=cmd_fluid)
 
     _register_analysis(sub)
     return p

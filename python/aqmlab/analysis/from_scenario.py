@@ -1,0 +1,121 @@
+"""A packet scenario as a fluid-model problem: the same TOML file runs both ways.
+
+The MGT fluid model describes long-lived Reno-like flows over one bottleneck, so a scenario
+maps onto it when every flow group is bulk TCP; anything else (UDP, finite transfers,
+sessions) is an error naming the group. The mapping:
+
+* capacity and its schedule: the bottleneck's; packet size: the flows' (one size for all);
+* N(t): a step at each flow's start and stop. Random starts count at the middle of their
+  window, and flows starting within the first second are present from t = 0 (the fluid
+  model does not resolve a start-up ramp);
+* round trip: the mean base RTT of the flows (the model is homogeneous);
+* buffer: the queue limit in packets (a byte limit divided by the packet size);
+* the AQM: PIE (its profile's auto-tune table), PI, PI², P, RED and DropTail map onto the
+  sampled controllers of :mod:`aqmlab.analysis.fluid`; CoDel and the fair queues have no
+  fluid counterpart here and are rejected.
+"""
+
+from __future__ import annotations
+
+from ..errors import ScenarioError
+from ..scenario import Scenario
+
+_PIE_AUTOTUNE = {"paper": "hpsr", "rfc": "rfc8033", "linux": "rfc8033", "ns3": "rfc8033"}
+
+
+def _mean_of(dist: dict) -> float:
+    (kind, val), = dist.items()
+    if kind == "fixed":
+        return float(val)
+    if kind == "uniform":
+        return (val["lo"] + val["hi"]) / 2.0
+    return sum(val) / len(val)
+
+
+def _starts(dist: dict, count: int) -> list[float]:
+    (kind, val), = dist.items()
+    if kind == "each":
+        return [float(v) for v in val]
+    return [_mean_of(dist)] * count
+
+
+def _aqm(q: dict, packet_bytes: int) -> dict:
+    kind = q["type"]
+    if kind == "drop_tail":
+        return {"type": "droptail"}
+    if kind == "pie":
+        return {"type": "pie", "alpha": q["alpha_hz"], "beta": q["beta_hz"], "t_update": q["tupdate_s"],
+                "target": q["target_s"], "autotune": _PIE_AUTOTUNE[q["profile"]]}
+    if kind == "pi2":
+        return {"type": "pi2", "alpha": q["alpha_hz"], "beta": q["beta_hz"], "t_update": q["tupdate_s"], "target": q["target_s"]}
+    if kind in ("pi", "p", "red"):
+        if q["queue_unit"] != "packets":
+            raise ScenarioError("bottleneck.queue.queue_unit", "the fluid model counts the queue in packets")
+        if kind == "pi":
+            return {"type": "pi", "a": q["a"], "b": q["b"], "fs": q["sample_hz"], "q_ref": q["q_ref"]}
+        if kind == "p":
+            return {"type": "p", "gain": q["slope"], "q_min": q["q_min"], "p_max": q["p_max"]}
+        return {"type": "red", "min_th": q["min_th"], "max_th": q["max_th"], "p_max": q["max_p"], "w_q": q["w_q"], "gentle": q["gentle"]}
+    raise ScenarioError("bottleneck.queue.type", f"'{kind}' has no fluid counterpart (accepted: drop_tail, pie, pi2, pi, p, red)")
+
+
+def fluid_params(scn: Scenario) -> dict:
+    """The :func:`aqmlab.analysis.fluid.fluid_run` parameters for a packet scenario."""
+    sc = scn.sim_config
+    b = sc["bottleneck"]
+    sizes = {g["packet_size"] for g in sc["flows"]}
+    if len(sizes) != 1:
+        raise ScenarioError("flows", f"the fluid model needs one packet size for all flows, got {sorted(sizes)}")
+    packet = sizes.pop()
+    events: list[tuple[float, int]] = []
+    rtts: list[float] = []
+    for i, g in enumerate(sc["flows"]):
+        t = g["transport"]
+        if t["type"] != "tcp" or g["app"]["type"] != "bulk":
+            what = "a UDP source" if t["type"] != "tcp" else f"a '{g['app']['type']}' application"
+            raise ScenarioError(f"flows[{i}]", f"the fluid model covers long-lived TCP flows; this group is {what}")
+        rtt = 2 * (_mean_of(g["access_delay_ns"]) + b["delay_ns"] + g["receiver_delay_ns"]) * 1e-9
+        rtts += [rtt] * g["count"]
+        for start in _starts(g["start_ns"], g["count"]):
+            events.append((0.0 if start < 1e9 else start * 1e-9, +1))
+            if g["stop_ns"] is not None:
+                events.append((g["stop_ns"] * 1e-9, -1))
+    events.sort()
+    n0 = sum(d for t, d in events if t == 0.0)
+    if n0 == 0:
+        raise ScenarioError("flows", "the fluid model needs flows present from the start (a start within the first second)")
+    schedule, n = [], n0
+    for t, d in events:
+        if t > 0.0:
+            n += d
+            schedule.append((t, max(n, 0)))
+    q = b["queue"]
+    (unit, limit), = q["limit"].items()
+    params = {
+        "capacity_bps": b["rate_bps"],
+        "packet_bytes": packet,
+        "n_flows": n0,
+        "rtt_s": sum(rtts) / len(rtts),
+        "buffer_packets": limit if unit == "packets" else limit / packet,
+        "t_end_s": sc["duration_ns"] * 1e-9,
+        "aqm": _aqm(q, packet),
+    }
+    if b["rate_schedule"]:
+        params["capacity_schedule_bps"] = [(s["at_ns"] * 1e-9, s["rate_bps"]) for s in b["rate_schedule"]]
+    if schedule:
+        params["flows_schedule"] = schedule
+    return params
+
+
+def fluid_summary(series: dict, warmup_s: float) -> dict:
+    """Means over the measured window: queue delay, p, queue, and the link use (the flows'
+    sending rate N·W/R against C, capped at 1)."""
+    t = series["t"]
+    m = t >= warmup_s
+    rate = series["n_flows"][m] * series["W"][m] / series["rtt"][m]
+    return {
+        "qdelay_mean_s": float(series["queue_delay"][m].mean()),
+        "p_mean": float(series["p"][m].mean()),
+        "queue_mean_packets": float(series["q"][m].mean()),
+        "utilization": float((rate / series["capacity"][m]).clip(max=1.0).mean()),
+    }
