@@ -62,9 +62,12 @@ pub fn scenario(name: &str) -> Option<SimConfig> {
     match name {
         // 5 bulk flows, 10 Mb/s, 100 ms RTT, buffer of one BDP (125 packets).
         "tcp5-10M-100s" => Some(tcp_dumbbell(5, 10_000_000, 100 * ms, QueueLimit::Packets(125), 100 * s)),
-        // PIE paper Fig. 7 load: 100 flows, 100 -> 20 -> 100 Mb/s at 50 s and 100 s, 2 MB buffer.
+        // PIE paper Fig. 7: 100 flows, 100 -> 20 -> 100 Mb/s at 50 s and 100 s, PIE (paper
+        // profile) with a 2 MB buffer.
         "tcp100-100M-150s-change" => {
             let mut c = tcp_dumbbell(100, 100_000_000, 100 * ms, QueueLimit::Bytes(2_000_000), 150 * s);
+            c.bottleneck.queue = serde_json::from_str(r#"{"type":"pie","profile":"paper","limit":{"bytes":2000000}}"#)
+                .expect("valid PIE configuration");
             c.bottleneck.rate_schedule = vec![
                 RateStep { at_ns: 50 * s, rate_bps: 20_000_000 },
                 RateStep { at_ns: 100 * s, rate_bps: 100_000_000 },
