@@ -12,7 +12,7 @@ import tomli_w
 
 from conftest import small_scenario
 
-SUBCOMMANDS = ["run", "validate", "scenarios", "bench", "fluid", "design", "margins"]
+SUBCOMMANDS = ["run", "validate", "scenarios", "bench", "fluid", "design", "margins", "sweep"]
 
 
 def aqmlab(*args, **kw):

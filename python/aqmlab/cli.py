@@ -157,15 +157,17 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the time series and plot")
     f.set_defaults(func=cmd_fluid)
 
-    _register_analysis(sub)
+    _register_subpackages(sub)
     return p
 
 
-def _register_analysis(sub) -> None:
-    """Adds the control-theory subcommands of :mod:`aqmlab.analysis`."""
+def _register_subpackages(sub) -> None:
+    """Adds the subcommands that live with their subpackages: control theory, sweeps."""
     from .analysis import cli as analysis_cli
+    from .sweep import cli as sweep_cli
 
     analysis_cli.register(sub)
+    sweep_cli.register(sub)
 
 
 def main(argv: list[str] | None = None) -> int:

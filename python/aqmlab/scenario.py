@@ -556,7 +556,7 @@ def _to_resolved(p: dict) -> dict:
     }
 
 
-def _set_dotted(data: dict, dotted: str, value) -> None:
+def set_dotted(data: dict, dotted: str, value) -> None:
     """Sets 'bottleneck.queue.target' or 'flows[0].count' in a nested dict."""
     node: Any = data
     parts = re.findall(r"[^.\[\]]+|\[\d+\]", dotted)
@@ -605,7 +605,7 @@ class Scenario:
         p = Path(name_or_path)
         if p.exists():
             return cls.from_toml(p)
-        builtin = _BUILTIN_DIR / f"{name_or_path}.toml"
+        builtin = BUILTIN_DIR / f"{name_or_path}.toml"
         if builtin.exists():
             return cls.from_toml(builtin)
         raise ScenarioError("", f"no scenario file '{name_or_path}' and no built-in scenario of that name "
@@ -619,7 +619,7 @@ class Scenario:
         """A copy with fields replaced by dotted path: {'bottleneck.queue.target': '15ms'}."""
         data = copy.deepcopy(self.resolved)
         for dotted, value in values.items():
-            _set_dotted(data, dotted, value)
+            set_dotted(data, dotted, value)
         return Scenario.from_dict(data)
 
     def to_toml(self) -> str:
@@ -639,9 +639,9 @@ def _drop_none(x):
     return x
 
 
-_BUILTIN_DIR = Path(__file__).parent / "scenarios"
+BUILTIN_DIR = Path(__file__).parent / "scenarios"
 
 
 def builtin_scenarios() -> list[str]:
     """Names of the scenario files shipped in the package."""
-    return sorted(p.stem for p in _BUILTIN_DIR.glob("*.toml"))
+    return sorted(p.stem for p in BUILTIN_DIR.glob("*.toml"))

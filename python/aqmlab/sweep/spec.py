@@ -1,0 +1,323 @@
+"""Sweep files: a base scenario, axes over its fields, replications with derived seeds.
+
+A sweep file (TOML)::
+
+    name = "droptail-buffer"          # names the default store directory
+    description = "..."
+    base = "dumbbell-droptail"        # a path relative to this file, a built-in name, or a [base] table
+    replications = 3                  # runs per grid point, each with its own derived seed
+    seed = 1                          # base seed (default: the base scenario's seed)
+    traces = false                    # save each run's traces into the store (runs/<key>/)
+
+    [set]                             # fixed overrides of the base, by dotted path
+    duration = "5s"
+
+    [axes]                            # Cartesian axes: every combination is a grid point
+    "bottleneck.queue.limit" = ["20p", "50p", "200p"]
+    "flows[0].count" = [1, 4]
+
+    [[zip]]                           # a zipped axis: these fields vary together
+    "bottleneck.rate" = ["10Mbps", "100Mbps"]
+    "flows[0].rtt" = ["100ms", "20ms"]
+
+Dotted paths may be quoted keys or TOML's own nesting (``bottleneck.queue.limit = [...]`` unquoted
+is the same axis); a path with an index (``flows[0].count``) must be quoted. The grid is the
+Cartesian product of the axes and zip groups, in file order; each grid point runs
+``replications`` times.
+
+Seeds use common random numbers: replication ``r`` has the same seed at every grid point, so a
+comparison across the grid is not blurred by seed noise. The seed is :func:`derive_seed`, a pure
+function of (base seed, r) that never depends on Python's ``hash()`` or the process.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ScenarioError
+from ..scenario import BUILTIN_DIR, Scenario, builtin_scenarios, set_dotted
+
+_MASK64 = (1 << 64) - 1
+_GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+
+
+def splitmix64(x: int) -> int:
+    """The SplitMix64 finaliser (Steele, Lea and Flood, OOPSLA 2014): a bijection on 64-bit words
+    that spreads nearby inputs (seeds 1, 2, 3) over unrelated outputs."""
+    x &= _MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return x ^ (x >> 31)
+
+
+def derive_seed(base_seed: int, replication: int) -> int:
+    """The seed of replication ``replication`` (0-based): the SplitMix64 output for state
+    ``base_seed + (replication + 1) * golden gamma`` (mod 2**64), as SplitMix64's own stream
+    does; replication 0 therefore differs from ``base_seed`` too."""
+    return splitmix64(base_seed + (replication + 1) * _GOLDEN_GAMMA)
+
+
+def run_key(resolved: dict, seed: int, version: str) -> str:
+    """sha256 of the canonical JSON of (resolved scenario, seed, aqmlab version): the identity of a
+    run's result, so a store can tell which runs it already holds."""
+    blob = json.dumps({"scenario": resolved, "seed": seed, "aqmlab_version": version},
+                      sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of a sweep: the fully resolved scenario (seed included) and where it sits."""
+
+    key: str
+    point: int                 # index of the grid point in file order
+    replication: int
+    seed: int
+    values: dict               # dotted path -> the value as written in the sweep file
+    columns: dict              # dotted path -> the value as stored in the results table
+    scenario: dict             # Scenario.resolved, loadable by Scenario.from_dict
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def _flatten_axes(table: Any, path: str) -> dict[str, list]:
+    """{'bottleneck': {'queue': {'limit': [...]}}} -> {'bottleneck.queue.limit': [...]}."""
+    if not isinstance(table, dict):
+        raise ScenarioError(path, f"expected a table of field paths to lists of values, got {table!r}")
+    out: dict[str, list] = {}
+    for key, value in table.items():
+        sub = f"{path}.{key}"
+        if isinstance(value, dict):
+            out.update({f"{key}.{k}": v for k, v in _flatten_axes(value, sub).items()})
+        elif isinstance(value, list) and value:
+            out[key] = value
+        else:
+            raise ScenarioError(sub, f"expected a non-empty list of values, got {value!r}")
+    return out
+
+
+def _column_value(values: list) -> list:
+    """Values as Parquet can store them: scalars of one type stay, anything else becomes JSON text."""
+    kinds = {type(v) for v in values}
+    if len(kinds) == 1 and kinds <= {bool, int, float, str}:
+        return list(values)
+    if kinds <= {int, float}:
+        return [float(v) for v in values]
+    return [json.dumps(v, sort_keys=True) for v in values]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A validated sweep: the base scenario with [set] applied, and ``groups`` of axes.
+
+    Axis values are applied to the base as written, not to its resolved form, so a field the
+    resolution rewrites (``flows[0].rtt`` becomes ``access_delay``) can still be swept.
+
+    Each group is a list of (path, values) that vary together: a Cartesian axis is a group of one,
+    a zip group has several paths with lists of the same length.
+    """
+
+    name: str
+    description: str
+    base: Scenario             # the base with [set] applied, validated
+    base_data: dict            # the same as written (before resolution), where axis values go
+    groups: tuple[tuple[tuple[str, tuple], ...], ...]
+    replications: int = 1
+    seed: int | None = None
+    traces: bool = False
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Sweep":
+        path = Path(path)
+        data = _read_toml(path, "")
+        data.setdefault("name", path.stem)
+        return cls.from_dict(data, base_dir=path.parent)
+
+    @classmethod
+    def from_dict(cls, data: dict, *, base_dir: str | Path = ".") -> "Sweep":
+        """Checks a sweep in the file's vocabulary; every generated scenario is validated here,
+        so a bad value fails before anything runs, naming its axis and value."""
+        if not isinstance(data, dict):
+            raise ScenarioError("", f"a sweep is a table, got {type(data).__name__}")
+        accepted = ("name", "description", "base", "replications", "seed", "traces", "set", "axes", "zip")
+        for key in data:
+            if key not in accepted:
+                raise ScenarioError(key, f"unknown key in the sweep file (accepted: {', '.join(accepted)})")
+        if "base" not in data:
+            raise ScenarioError("base", "is required: a scenario path, a built-in scenario name or a [base] table")
+        base_data = _load_base(data["base"], Path(base_dir))
+        try:
+            Scenario.from_dict(base_data)
+        except ScenarioError as e:
+            raise _under("base", e) from None
+        fixed = data.get("set", {})
+        if not isinstance(fixed, dict):
+            raise ScenarioError("set", f"expected a table of field paths to values, got {fixed!r}")
+        try:
+            base_data = _with_values(base_data, _flatten_set(fixed))
+            base = Scenario.from_dict(base_data)
+        except ScenarioError as e:
+            raise _under("set", e) from None
+
+        groups = [((p, tuple(v)),) for p, v in _flatten_axes(data.get("axes", {}), "axes").items()]
+        zips = data.get("zip", [])
+        if not isinstance(zips, list):
+            raise ScenarioError("zip", "expected [[zip]] tables (fields that vary together)")
+        for i, z in enumerate(zips):
+            fields = _flatten_axes(z, f"zip[{i}]")
+            lengths = {len(v) for v in fields.values()}
+            if len(lengths) > 1:
+                raise ScenarioError(f"zip[{i}]", f"the zipped lists must have the same length, got "
+                                                  f"{ {p: len(v) for p, v in fields.items()} }")
+            groups.append(tuple((p, tuple(v)) for p, v in fields.items()))
+        seen: set[str] = set()
+        for p in (p for g in groups for p, _ in g):
+            if p == "seed":
+                raise ScenarioError(p, "cannot be swept: use 'replications' (seeds are derived per replication)")
+            if p in seen:
+                raise ScenarioError(p, "is swept twice (each field may appear in one axis or zip group)")
+            seen.add(p)
+
+        replications = data.get("replications", 1)
+        if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+            raise ScenarioError("replications", f"expected a positive integer, got {replications!r}")
+        seed = data.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MASK64):
+            raise ScenarioError("seed", f"expected an integer in [0, 2**64 - 1], got {seed!r}")
+        traces = data.get("traces", False)
+        if not isinstance(traces, bool):
+            raise ScenarioError("traces", f"expected true or false, got {traces!r}")
+        for key in ("name", "description"):
+            if key in data and not isinstance(data[key], str):
+                raise ScenarioError(key, f"expected a string, got {data[key]!r}")
+        sweep = cls(name=data.get("name", base.name), description=data.get("description", ""), base=base,
+                    base_data=base_data, groups=tuple(groups), replications=replications, seed=seed, traces=traces)
+        sweep.runs()  # validates every grid point now
+        return sweep
+
+    # ---- the grid --------------------------------------------------------------------------
+
+    @property
+    def axes(self) -> list[str]:
+        """Every swept field path, in file order (zip groups contribute each of their fields)."""
+        return [p for g in self.groups for p, _ in g]
+
+    @property
+    def base_seed(self) -> int:
+        return self.base.resolved["seed"] if self.seed is None else self.seed
+
+    def _indices(self) -> list[tuple[int, ...]]:
+        """The grid as one value index per group, Cartesian over groups in file order."""
+        return list(itertools.product(*(range(len(g[0][1])) for g in self.groups)))
+
+    def runs(self) -> list[RunSpec]:
+        """Every run, validated: a bad value raises :class:`ScenarioError` naming the axis and value."""
+        self._check_values()
+        version = _version()
+        stored = [[_column_value(list(vals)) for _, vals in g] for g in self.groups]
+        specs, by_key = [], {}
+        for point, idx in enumerate(self._indices()):
+            values = {p: vals[i] for g, i in zip(self.groups, idx) for p, vals in g}
+            columns = {p: col[i] for g, cols, i in zip(self.groups, stored, idx) for (p, _), col in zip(g, cols)}
+            try:
+                scn = self.scenario(values)
+            except ScenarioError as e:
+                raise ScenarioError("axes", f"grid point {_fmt(values)}: {e}") from None
+            for r in range(self.replications):
+                seed = derive_seed(self.base_seed, r)
+                resolved = copy.deepcopy(scn.resolved)
+                resolved["seed"] = seed
+                key = run_key(resolved, seed, version)
+                if key in by_key:
+                    raise ScenarioError("axes", f"grid points {_fmt(by_key[key].values)} and {_fmt(values)} "
+                                                f"resolve to the same scenario")
+                spec = RunSpec(key=key, point=point, replication=r, seed=seed, values=values,
+                               columns=columns, scenario=resolved)
+                by_key[key] = spec
+                specs.append(spec)
+        return specs
+
+    def scenario(self, values: dict) -> Scenario:
+        """The base with ``values`` ({dotted path: value}) set, validated."""
+        return Scenario.from_dict(_with_values(self.base_data, values))
+
+    def _check_values(self) -> None:
+        """Each axis value on its own against the base, so the error names the axis and the value
+        rather than a combination."""
+        for g in self.groups:
+            for path, values in g:
+                for i, v in enumerate(values):
+                    try:
+                        self.scenario({path: v})
+                    except ScenarioError as e:
+                        raise ScenarioError(f"axes.{path}[{i}]", f"value {v!r}: {e}") from None
+
+    def describe(self) -> dict:
+        """What a store records about the sweep (JSON-ready)."""
+        return {
+            "name": self.name, "description": self.description, "replications": self.replications,
+            "base_seed": self.base_seed, "traces": self.traces,
+            "groups": [[[p, list(v)] for p, v in g] for g in self.groups],
+            "base": self.base.resolved,
+        }
+
+
+def _fmt(values: dict) -> str:
+    return ", ".join(f"{p} = {v!r}" for p, v in values.items()) or "(base)"
+
+
+def _flatten_set(table: dict, prefix: str = "") -> dict:
+    """[set] merges into the base: nested tables set their leaves, so `bottleneck.queue.limit` and
+    `[set.bottleneck.queue] limit = ...` are the same override."""
+    out = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            out.update(_flatten_set(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _with_values(data: dict, values: dict) -> dict:
+    out = copy.deepcopy(data)
+    for path, value in values.items():
+        set_dotted(out, path, value)
+    return out
+
+
+def _under(prefix: str, e: ScenarioError) -> ScenarioError:
+    """The same error with its field path placed under ``prefix`` (``set.bottleneck.rate``)."""
+    message = str(e).removeprefix(f"{e.path}: ") if e.path else str(e)
+    return ScenarioError(f"{prefix}.{e.path}" if e.path else prefix, message)
+
+
+def _read_toml(path: Path, where: str) -> dict:
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(where, f"{path}: not valid TOML: {e}") from None
+
+
+def _load_base(base: Any, base_dir: Path) -> dict:
+    """The base scenario as written: an inline table, a file relative to the sweep file, or a
+    built-in scenario's file."""
+    if isinstance(base, dict):
+        return base
+    if isinstance(base, str) and base:
+        for candidate in (base_dir / base, BUILTIN_DIR / f"{base}.toml"):
+            if candidate.is_file():
+                return _read_toml(candidate, "base")
+        raise ScenarioError("base", f"no scenario file '{base}' (relative to {base_dir}) and no built-in "
+                                    f"scenario of that name (built-in: {', '.join(builtin_scenarios())})")
+    raise ScenarioError("base", f"expected a scenario path, a built-in name or a table, got {base!r}")

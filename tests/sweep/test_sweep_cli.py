@@ -1,0 +1,113 @@
+"""`aqmlab sweep` (here as `python -m aqmlab.sweep`, the same command), and the sweep plots."""
+
+import argparse
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from aqmlab.sweep import example_path, load_results, plots
+from aqmlab.sweep.cli import main, register
+from aqmlab.sweep.runner import FAIL_HOOK_ENV
+from sweep_cases import SMALL, sweep_cli, sweep_dict, write_sweep
+
+
+def test_register_adds_a_documented_sweep_subcommand():
+    parser = argparse.ArgumentParser(prog="aqmlab")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["sweep", "s.toml", "--dask", "local:2"])
+    assert args.func.__name__ == "cmd_sweep" and args.dask == "local:2" and args.ray is None
+    assert parser.parse_args(["sweep", "s.toml", "--ray"]).ray == ""
+    help_text = sweep_cli("--help").stdout
+    for words in ("--workers N", "--dask ADDRESS", "--ray [ADDRESS]", "RAY_ADDRESS", "--collect", "--traces",
+                  "--plot METRIC", "replications", "[[zip]]", "Exit status", "qdelay_p99_s"):
+        assert words in help_text, words
+
+
+@pytest.mark.parametrize("sweep, extra, message", [
+    (sweep_dict(axes={"bottleneck.queue.limit": ["20p", "lots"]}),
+     [], "aqmlab: error: axes.bottleneck.queue.limit[1]: value 'lots': bottleneck.queue.limit: expected a queue limit"),
+    (sweep_dict(colour="red"), [], "aqmlab: error: colour: unknown key in the sweep file"),
+    (SMALL, ["--plot", "happiness"], "aqmlab: error: --plot: unknown metric 'happiness'"),
+    (SMALL, ["--workers", "0"], "aqmlab: error: --workers: expected at least 1"),
+    (SMALL, ["--ray", "local:none"], "aqmlab: error: --ray: expected 'local' or 'local:N'"),
+])
+def test_input_errors_exit_2_naming_the_field(tmp_path, capsys, sweep, extra, message):
+    path = write_sweep(tmp_path / "s.toml", sweep)
+    assert main([str(path), "-o", str(tmp_path / "store"), "-q", *extra]) == 2
+    assert capsys.readouterr().err.startswith(message)
+    assert not (tmp_path / "store" / "records").exists()
+
+
+def test_missing_sweep_file_and_conflicting_backends(tmp_path, capsys):
+    assert main([str(tmp_path / "none.toml")]) == 2
+    assert "aqmlab: error: SWEEP.toml: no such file" in capsys.readouterr().err
+    assert main(["--collect"]) == 2
+    assert main(["--collect", "-o", str(tmp_path)]) == 2
+    assert "not a sweep store (no manifest.json)" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["s.toml", "--dask", "local", "--ray", "local"])
+    assert e.value.code == 2
+
+
+def test_list_run_collect_and_plot(tmp_path, capsys):
+    path = write_sweep(tmp_path / "s.toml", SMALL)
+    store = tmp_path / "store"
+    assert main([str(path), "-o", str(store), "--list"]) == 0
+    listing = capsys.readouterr().out.splitlines()
+    assert len(listing) == 16 and all(" pending " in line for line in listing)
+    assert main([str(path), "-o", str(store), "--workers", "2", "-q", "--plot", "qdelay_mean_s"]) == 0
+    out = capsys.readouterr().out
+    assert "16 completed, 0 failed" in out
+    assert {p.name for p in (store / "plots").iterdir()} == {
+        "qdelay_mean_s-vs-bottleneck_queue_limit.png", "qdelay_mean_s-heatmap-bottleneck_queue_limit-flows_0__count.png"}
+    before = pd.read_parquet(store / "summary.parquet")
+    (store / "summary.parquet").unlink()
+    assert main(["--collect", "-o", str(store)]) == 0
+    assert "collected 16 finished runs" in capsys.readouterr().out
+    pd.testing.assert_frame_equal(pd.read_parquet(store / "summary.parquet"), before)
+    assert main([str(path), "-o", str(store), "--list"]) == 0
+    assert all(" ok " in line for line in capsys.readouterr().out.splitlines())
+
+
+def test_failed_runs_exit_1_and_are_listed(tmp_path, capsys, monkeypatch):
+    path = write_sweep(tmp_path / "s.toml", SMALL)
+    monkeypatch.setenv(FAIL_HOOK_ENV, "flows[0].count=1; replication=0")
+    assert main([str(path), "-o", str(tmp_path / "store"), "--workers", "1", "-q"]) == 1
+    captured = capsys.readouterr()
+    assert "12 completed, 4 failed" in captured.out
+    assert captured.err.count("failed: InjectedFailure: failure injected by AQMLAB_SWEEP_FAIL_IF") == 4
+
+
+def test_the_example_sweep_runs_and_plots(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main([str(example_path("droptail-buffer")), "--workers", "2", "-q", "--plot", "utilization"]) == 0
+    df = load_results(tmp_path / "droptail-buffer-results")
+    assert len(df) == 36 and (df["status"] == "ok").all()
+    # Buffer sizing: a larger DropTail buffer means more queue delay (mean over flows and seeds).
+    by_buffer = df.groupby("bottleneck.queue.limit")["qdelay_mean_s"].mean()
+    assert by_buffer["10p"] < by_buffer["50p"] < by_buffer["200p"]
+    assert len(list((tmp_path / "droptail-buffer-results" / "plots").glob("*.png"))) == 2
+
+
+def test_confidence_interval_is_the_t_interval():
+    mean, half = plots.confidence_interval(np.array([1.0, 2.0, 3.0]))
+    assert mean == 2.0 and half == pytest.approx(stats.t.ppf(0.975, 2) * 1.0 / np.sqrt(3))
+    assert np.isnan(plots.confidence_interval(np.array([4.0]))[1])
+
+
+def test_plots_follow_grid_order_and_average_replications():
+    df = pd.DataFrame({
+        "point": [0, 0, 1, 1, 2, 2], "status": ["ok"] * 5 + ["error"],
+        "limit": ["20p", "20p", "100p", "100p", "5p", "5p"], "flows": [1, 1, 1, 1, 2, 2],
+        "qdelay_mean_s": [1.0, 3.0, 5.0, 7.0, 9.0, np.nan],
+    })
+    assert plots.grid_order(df, "limit") == ["20p", "100p", "5p"]
+    fig = plots.heatmap(df, "limit", "flows", "qdelay_mean_s")
+    image = fig.axes[0].images[0].get_array()
+    assert image[0, 0] == 2.0 and image[0, 1] == 6.0 and np.ma.is_masked(image[1, 0])
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["20p", "100p", "5p"]
+    fig = plots.curves(df, "limit", "qdelay_mean_s")
+    line = fig.axes[0].lines[0]
+    assert list(line.get_ydata()) == [2.0, 6.0, 9.0]

@@ -1,0 +1,117 @@
+"""Sweep files: the grid, derived seeds, run keys and the errors a bad sweep gets before anything runs."""
+
+import pytest
+import tomli_w
+
+from aqmlab import ScenarioError, Scenario
+from aqmlab.sweep import Sweep, derive_seed, example_path, run_key
+from sweep_cases import SMALL, SMALL_BASE, sweep_dict, write_sweep
+
+
+def test_derive_seed_is_the_splitmix64_stream():
+    # The first outputs of SplitMix64 seeded with 0 (Vigna's reference splitmix64.c).
+    assert [derive_seed(0, r) for r in range(3)] == [0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F]
+    assert derive_seed(2**64 - 1, 5) < 2**64
+    assert derive_seed(7, 0) != derive_seed(8, 0)
+
+
+def test_grid_is_cartesian_over_axes_and_zip_groups_in_file_order():
+    s = Sweep.from_dict(SMALL)
+    runs = s.runs()
+    assert len(runs) == 2 * 2 * 2 * 2
+    assert s.axes == ["bottleneck.queue.limit", "flows[0].count", "bottleneck.rate", "flows[0].rtt"]
+    first = [r.values for r in runs if r.replication == 0][:3]
+    assert first == [
+        {"bottleneck.queue.limit": "20p", "flows[0].count": 1, "bottleneck.rate": "10Mbps", "flows[0].rtt": "60ms"},
+        {"bottleneck.queue.limit": "20p", "flows[0].count": 1, "bottleneck.rate": "20Mbps", "flows[0].rtt": "30ms"},
+        {"bottleneck.queue.limit": "20p", "flows[0].count": 3, "bottleneck.rate": "10Mbps", "flows[0].rtt": "60ms"},
+    ]
+    # Zipped fields never appear in other combinations.
+    assert {(r.values["bottleneck.rate"], r.values["flows[0].rtt"]) for r in runs} == {("10Mbps", "60ms"), ("20Mbps", "30ms")}
+    r = next(r for r in runs if r.point == 2)
+    assert r.scenario["bottleneck"]["queue"]["limit"] == "20p" and r.scenario["flows"][0]["count"] == 3
+    assert r.scenario["seed"] == r.seed
+
+
+def test_seeds_are_common_across_grid_points_and_differ_across_replications():
+    runs = Sweep.from_dict(SMALL).runs()
+    seeds = {r.replication: set() for r in runs}
+    for r in runs:
+        seeds[r.replication].add(r.seed)
+    assert seeds == {0: {derive_seed(7, 0)}, 1: {derive_seed(7, 1)}}  # base seed 7 from the base scenario
+    assert {r.seed for r in Sweep.from_dict(sweep_dict(seed=99)).runs()} == {derive_seed(99, 0), derive_seed(99, 1)}
+    assert len({r.key for r in runs}) == len(runs)
+
+
+def test_run_key_is_a_hash_of_scenario_seed_and_version():
+    resolved = Scenario.from_dict(SMALL_BASE).resolved
+    k = run_key(resolved, 1, "0.1.0")
+    assert len(k) == 64 and k == run_key(dict(reversed(list(resolved.items()))), 1, "0.1.0")
+    assert len({k, run_key(resolved, 2, "0.1.0"), run_key(resolved, 1, "0.2.0")}) == 3
+
+
+def test_base_may_be_a_relative_path_a_builtin_name_or_a_table(tmp_path):
+    (tmp_path / "scn").mkdir()
+    (tmp_path / "scn" / "base.toml").write_text(tomli_w.dumps(SMALL_BASE))
+    by_path = Sweep.load(write_sweep(tmp_path / "a.toml", sweep_dict(base="scn/base.toml")))
+    by_table = Sweep.from_dict(SMALL)
+    assert by_path.base == by_table.base and by_path.name == "small"
+    builtin = Sweep.from_dict({"base": "dumbbell-droptail", "set": {"duration": "2s", "warmup": "1s"},
+                               "axes": {"flows[0].count": [1, 2]}})
+    assert builtin.base.resolved["duration"] == "2s" and len(builtin.runs()) == 2
+    assert Sweep.load(write_sweep(tmp_path / "named.toml", {"base": "dumbbell-droptail"})).name == "named"
+
+
+def test_axes_accept_toml_nesting_and_quoted_dotted_paths(tmp_path):
+    text = 'base = "dumbbell-droptail"\n[axes]\nbottleneck.queue.limit = ["20p", "40p"]\n"flows[0].count" = [1, 2]\n'
+    (tmp_path / "s.toml").write_text(text)
+    s = Sweep.load(tmp_path / "s.toml")
+    assert s.axes == ["bottleneck.queue.limit", "flows[0].count"] and len(s.runs()) == 4
+
+
+def test_nested_aqm_parameters_can_be_swept():
+    s = Sweep.from_dict(sweep_dict(axes={}, zip=[{"bottleneck.queue": [{"type": "pie", "target": "15ms"},
+                                                                      {"type": "pie", "target": "30ms"}]}]))
+    assert [r.scenario["bottleneck"]["queue"]["type"] for r in s.runs()] == ["pie"] * 4
+    # [set] merges into the base's queue table; the axis then reaches a PIE parameter.
+    tuned = Sweep.from_dict(sweep_dict(set={"bottleneck.queue": {"type": "pie"}}, zip=[],
+                                       axes={"bottleneck.queue.target": ["10ms", "20ms"]}))
+    assert {r.scenario["bottleneck"]["queue"]["target_s"] for r in tuned.runs()} == {0.01, 0.02}
+    assert {r.scenario["bottleneck"]["queue"]["limit"] for r in tuned.runs()} == {"50p"}
+
+
+@pytest.mark.parametrize("change, path, words", [
+    ({"axis": [1]}, "axis", "unknown key in the sweep file"),
+    ({"base": None}, "base", "expected a scenario path"),
+    ({"base": "no-such-scenario"}, "base", "no scenario file"),
+    ({"replications": 0}, "replications", "positive integer"),
+    ({"seed": -1}, "seed", "integer in [0, 2**64 - 1]"),
+    ({"traces": "yes"}, "traces", "true or false"),
+    ({"set": {"bottleneck.rate": "fast"}}, "set.bottleneck.rate", "expected a rate"),
+    ({"axes": {"bottleneck.queue.limit": ["20p", "lots"]}}, "axes.bottleneck.queue.limit[1]", "value 'lots'"),
+    ({"axes": {"flows[0].count": [1, 0]}}, "axes.flows[0].count[1]", "expected an integer"),
+    ({"axes": {"flows[0].colour": ["red"]}}, "axes.flows[0].colour[0]", "unknown key"),
+    ({"axes": {"seed": [1, 2]}}, "seed", "use 'replications'"),
+    ({"axes": {"bottleneck.rate": []}}, "axes.bottleneck.rate", "non-empty list"),
+    ({"axes": {"bottleneck.rate": ["10Mbps"]}}, "bottleneck.rate", "swept twice"),
+    ({"zip": [{"bottleneck.delay": ["5ms", "10ms"], "warmup": ["1s"]}]}, "zip[1]", "same length"),
+    ({"axes": {"bottleneck.queue.limit": ["100p", {"packets": 100}]}}, "axes", "resolve to the same scenario"),
+    # Each value is valid on its own; 1400-byte packets do not fit a 1200-byte MTU.
+    ({"axes": {"flows[0].packet_size": ["1000B", "1400B"], "bottleneck.mtu": ["1500B", "1200B"]}, "zip": []},
+     "axes", "grid point flows[0].packet_size = '1400B', bottleneck.mtu = '1200B'"),
+])
+def test_bad_sweeps_fail_up_front_naming_the_field(change, path, words):
+    data = sweep_dict(**change)
+    if "zip" in change and change["zip"]:
+        data["zip"] = SMALL["zip"] + change["zip"]
+    with pytest.raises(ScenarioError) as e:
+        Sweep.from_dict(data)
+    assert e.value.path == path
+    assert words in str(e.value)
+
+
+def test_the_example_sweep_is_valid():
+    s = Sweep.load(example_path("droptail-buffer"))
+    assert s.name == "droptail-buffer" and len(s.runs()) == 4 * 3 * 3
+    with pytest.raises(FileNotFoundError, match="droptail-buffer"):
+        example_path("nope")
