@@ -12,7 +12,7 @@ import tomli_w
 
 from conftest import small_scenario
 
-SUBCOMMANDS = ["run", "validate", "scenarios", "bench", "fluid", "design", "margins", "sweep"]
+SUBCOMMANDS = ["run", "validate", "scenarios", "bench", "fluid", "design", "margins", "sweep", "reproduce"]
 
 
 def aqmlab(*args, **kw):

@@ -162,12 +162,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _register_subpackages(sub) -> None:
-    """Adds the subcommands that live with their subpackages: control theory, sweeps."""
+    """Adds the subcommands that live with their subpackages: control theory, sweeps, the
+    reproduction catalog."""
     from .analysis import cli as analysis_cli
+    from .catalog import cli as catalog_cli
     from .sweep import cli as sweep_cli
 
     analysis_cli.register(sub)
     sweep_cli.register(sub)
+    catalog_cli.register(sub)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,111 @@
+"""The numbers papers report, computed from :class:`aqmlab.Result` traces.
+
+Time series use the *queueing latency* of the HPSR'13 paper: backlog over the link's current
+rate (Little's law, what PIE itself estimates), sampled at the trace interval; it is defined at
+every sample, also while the queue is empty. Distributions use the per-packet sojourn times.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+
+def latency(result) -> pd.DataFrame:
+    """t_s and latency_s = backlog·8/rate at each queue sample (needs ``traces.queue``)."""
+    q = result.queue()
+    if not len(q):
+        raise ValueError(f"{result.scenario.name}: no queue trace (set traces.queue = true)")
+    return pd.DataFrame({"t_s": q["t_s"].to_numpy(), "latency_s": q["backlog_bytes"].to_numpy() * 8.0 / q["rate_bps"].to_numpy()})
+
+
+def window_mean(t: np.ndarray, y: np.ndarray, t0: float, t1: float) -> float:
+    """Mean of the samples y(t) with t0 <= t < t1 (nan if none)."""
+    sel = (t >= t0) & (t < t1)
+    return float(np.mean(y[sel])) if sel.any() else math.nan
+
+
+def latency_mean(result, t0: float, t1: float) -> float:
+    lat = latency(result)
+    return window_mean(lat["t_s"].to_numpy(), lat["latency_s"].to_numpy(), t0, t1)
+
+
+def phase_latencies(results, bounds: Sequence[float], skip: float) -> dict[str, float]:
+    """For each labelled result: the mean queueing latency of every phase [bounds[i] + skip,
+    bounds[i+1]) as ``<label>_phase<i>_s`` (from 1), and ``<label>_spread_s``, the largest minus
+    the smallest phase mean."""
+    m: dict[str, float] = {}
+    for label, r in results.items():
+        means = [latency_mean(r, a + skip, b) for a, b in itertools.pairwise(bounds)]
+        m.update({f"{label}_phase{i}_s": v for i, v in enumerate(means, 1)})
+        m[f"{label}_spread_s"] = max(means) - min(means)
+    return m
+
+
+def settle_time(result, t_change: float, level: float, hold: float, t_end: float,
+                smooth_s: float = 0.0) -> float:
+    """Seconds after ``t_change`` until the queueing latency (a trailing mean over ``smooth_s``
+    when > 0) enters [0, level] and stays there for ``hold`` seconds, judged on samples before
+    ``t_end``; inf if it never does."""
+    lat = latency(result)
+    t, y = lat["t_s"].to_numpy(), lat["latency_s"].to_numpy()
+    if smooth_s > 0:
+        y = pd.Series(y, index=pd.to_timedelta(t, unit="s")).rolling(pd.Timedelta(seconds=smooth_s)).mean().to_numpy()
+    sel = (t >= t_change) & (t < t_end)
+    start = None
+    for ti, good in zip(t[sel], y[sel] <= level):
+        if not good:
+            start = None
+            continue
+        if start is None:
+            start = ti
+        if ti - start >= hold:
+            return float(start - t_change)
+    return math.inf
+
+
+def cdf_at(result, x_s: float) -> float:
+    """Fraction of packets whose bottleneck sojourn is at most ``x_s`` (measured window)."""
+    x, f = result.delay_cdf()
+    return float(np.interp(x_s, x, f, left=0.0, right=1.0))
+
+
+def group_throughput_bps(result, name: str | None = None) -> float:
+    """Summed throughput of the flows of group ``name`` (all flows if None)."""
+    return float(sum(f["throughput_bps"] for f in result.summary["flows"] if name is None or f["name"] == name))
+
+
+def flow_throughputs_bps(result, name: str) -> list[float]:
+    return [f["throughput_bps"] for f in result.summary["flows"] if f["name"] == name]
+
+
+def delivered_bps(result) -> float:
+    """Bits per second sent on the bottleneck over the measured window."""
+    s = result.summary
+    return s["bottleneck_bytes"] * 8.0 / s["measured_s"]
+
+
+def drop_times(result, kinds: Sequence[str] = ("early", "overflow", "dequeue")) -> np.ndarray:
+    """Sorted times of the bottleneck's drops of the given kinds (needs ``traces.drops``)."""
+    d = result.drops()
+    d = d[d["kind"].isin(list(kinds)) & (d["link"] == 0)] if len(d) else d
+    return np.sort(d["t_s"].to_numpy()) if len(d) else np.array([])
+
+
+def probe_mean(result, var: str, t0: float, t1: float) -> float:
+    p = result.probe()
+    return window_mean(p["t_s"].to_numpy(), p[var].to_numpy(), t0, t1)
+
+
+def sojourn_by_flows(result, flows: Sequence[int], include: bool = True) -> np.ndarray:
+    """Per-packet sojourns (s) of the listed flow ids (or of all others with include=False),
+    after the warm-up (needs ``traces.sojourn``)."""
+    s = result.sojourn()
+    warm = result.summary["time_s"] - result.summary["measured_s"]
+    s = s[s["t_s"] >= warm]
+    mask = s["flow"].isin(list(flows))
+    return s[mask if include else ~mask]["sojourn_s"].to_numpy()

@@ -1,0 +1,134 @@
+"""The paper-vs-ours report: one self-contained HTML file (PNGs inlined as data URIs, inline
+CSS, no scripts, no external links to load), plus results.json beside it."""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from .core import DEVIATES, INDICATIVE, MISSING, REPRODUCED, Experiment, Paper
+from .runner import Outcome
+
+_CSS = """
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left}
+th{background:#f3f3f3}.reproduced{background:#dff3df}.deviates{background:#f8dcdc}
+.indicative{background:#fdf3d0}.missing{background:#eee}
+figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
+figcaption{font-size:.85em;color:#555}pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
+.note{font-size:.9em;color:#444}blockquote{border-left:3px solid #aaa;margin:.5em 0;padding-left:.8em}
+"""
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text))
+
+
+def _badge(verdict: str) -> str:
+    return f'<span class="{_e(verdict)}">{_e(verdict)}</span>'
+
+
+def _summary_table(pairs: Sequence[tuple[Experiment, Outcome]]) -> str:
+    rows = "".join(
+        f'<tr><td><a href="#{_e(e.id)}">{_e(e.id)}</a></td><td>{_e(e.title)}</td><td>{_e(e.figure)}</td>'
+        f'<td class="{_e(o.verdict)}">{_e(o.verdict)}</td>'
+        f"<td>{sum(c.verdict == REPRODUCED for c in o.checks)}/{len(o.checks)}</td><td>{o.wall_s:.1f} s</td></tr>"
+        for e, o in pairs)
+    return ("<table><tr><th>id</th><th>experiment</th><th>paper reference</th><th>verdict</th>"
+            f"<th>claims reproduced</th><th>wall time</th></tr>{rows}</table>")
+
+
+def _checks_table(o: Outcome) -> str:
+    rows = []
+    for c in o.checks:
+        x = c.expectation
+        paper = "" if x.paper is None else f"{x.paper * x.scale:.4g}{' ' + x.unit if x.unit else ''}"
+        rows.append(
+            f"<tr><td>{_e(x.claim)}</td><td>{_e(x.source)}</td><td>{_e(paper)}</td><td>{_e(x.band_text())}</td>"
+            f'<td>{_e(c.value_text())}</td><td class="{_e(c.verdict)}">{_e(c.verdict)}</td>'
+            f"<td>{_e(c.detail)}</td><td class=note>{_e(x.reason)}</td></tr>")
+    return ("<table><tr><th>paper's claim (our words)</th><th>where</th><th>paper's value</th><th>band</th>"
+            "<th>ours</th><th>verdict</th><th>by how much</th><th>why this band</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _metrics_table(o: Outcome) -> str:
+    rows = "".join(f"<tr><td><code>{_e(k)}</code></td><td>{v:.6g}</td></tr>" for k, v in sorted(o.metrics.items()))
+    return f"<details><summary>all metrics ({len(o.metrics)})</summary><table>{rows}</table></details>"
+
+
+def _experiment_section(e: Experiment, o: Outcome) -> str:
+    parts = [f'<h3 id="{_e(e.id)}">{_e(e.id)}: {_e(e.title)} {_badge(o.verdict)}</h3>',
+             f"<p><b>{_e(e.paper.key)}, {_e(e.figure)}.</b></p>",
+             f"<blockquote>The paper: {_e(e.statement)}</blockquote>"]
+    for caption, png in o.figures:
+        data = base64.b64encode(png).decode("ascii")
+        parts.append(f'<figure><img alt="{_e(caption)}" src="data:image/png;base64,{data}">'
+                     f"<figcaption>{_e(caption)}</figcaption></figure>")
+    parts.append(_checks_table(o))
+    if e.notes:
+        parts.append("<p><b>Differences from the paper's setup and where we cannot match it:</b></p><ul>"
+                     + "".join(f"<li class=note>{_e(n)}</li>" for n in e.notes) + "</ul>")
+    if o.text:
+        parts.append(f"<pre>{_e(o.text)}</pre>")
+    parts.append(_metrics_table(o))
+    for label, toml in o.scenarios_toml.items():
+        parts.append(f"<details><summary>resolved scenario <code>{_e(label)}</code> (TOML)</summary>"
+                     f"<pre>{_e(toml)}</pre></details>")
+    parts.append(f"<p class=note>Run in {o.wall_s:.1f} s ({'quick' if o.quick else 'full length'}).</p>")
+    return "\n".join(parts)
+
+
+def _not_modelled(paper: Paper) -> str:
+    if not paper.not_modelled:
+        return ""
+    rows = "".join(f"<tr><td>{_e(c)}</td><td>{_e(r)}</td></tr>" for c, r in paper.not_modelled)
+    return ("<p><b>Results of this paper we cannot model:</b></p><table><tr><th>result</th>"
+            f"<th>why not</th></tr>{rows}</table>")
+
+
+def render(pairs: Sequence[tuple[Experiment, Outcome]], *, total_wall_s: float | None = None) -> str:
+    """The HTML text of the report for (experiment, outcome) pairs in catalog order."""
+    from .. import __version__
+
+    quick = any(o.quick for _, o in pairs)
+    counts = {v: sum(o.verdict == v for _, o in pairs) for v in (REPRODUCED, INDICATIVE, DEVIATES, MISSING)}
+    head = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>aqmlab: paper reproduction report</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>Paper reproduction report</h1>",
+        f"<p>aqmlab {_e(__version__)}; generated {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC; "
+        f"{'QUICK (shortened) runs: verdicts of claims not asserted at quick length are only indicative' if quick else 'full-length runs'}; "
+        f"{len(pairs)} experiments"
+        + (f", {total_wall_s:.0f} s wall time" if total_wall_s is not None else "") + ".</p>",
+        "<p>" + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ". A claim is <i>reproduced</i> when our "
+        "number falls in its band; each band's reason is given next to it. Nothing was tuned to make a band hold.</p>",
+        _summary_table(pairs),
+    ]
+    body = []
+    papers: list[Paper] = []
+    for e, _ in pairs:
+        if e.paper not in papers:
+            papers.append(e.paper)
+    for paper in papers:
+        body.append(f"<h2>{_e(paper.title)}</h2><p class=note>{_e(paper.citation)}</p>")
+        body.append(_not_modelled(paper))
+        body += [_experiment_section(e, o) for e, o in pairs if e.paper == paper]
+    return "\n".join(head + body + ["</body></html>"])
+
+
+def write(pairs: Sequence[tuple[Experiment, Outcome]], outdir: str | Path, *,
+          total_wall_s: float | None = None) -> Path:
+    """Writes report.html and results.json into ``outdir``; returns the report's path."""
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "report.html"
+    path.write_text(render(pairs, total_wall_s=total_wall_s), encoding="utf-8")
+    (out / "results.json").write_text(json.dumps([o.to_json() for _, o in pairs], indent=2, allow_nan=False))
+    return path

@@ -1,0 +1,52 @@
+"""The catalog's metrics on hand-made traces, where the answers are known exactly."""
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.catalog import metrics
+
+
+def fake_result(t, latency_s, rate_bps=8e6):
+    """A stand-in for a Result whose queue samples give the latency series exactly."""
+    t = np.asarray(t, dtype=float)
+    backlog = np.asarray(latency_s, dtype=float) * rate_bps / 8
+    q = pd.DataFrame({"t_s": t, "backlog_bytes": backlog, "rate_bps": np.full_like(t, rate_bps)})
+    return SimpleNamespace(queue=lambda: q, scenario=SimpleNamespace(name="fake"))
+
+
+def test_latency_is_backlog_over_rate_and_windows_are_half_open():
+    r = fake_result([0, 1, 2, 3], [0.01, 0.02, 0.03, 0.04])
+    assert np.allclose(metrics.latency(r)["latency_s"], [0.01, 0.02, 0.03, 0.04])
+    assert math.isclose(metrics.latency_mean(r, 1, 3), 0.025)
+    assert math.isnan(metrics.latency_mean(r, 10, 20))
+
+
+def test_phase_latencies_skip_the_start_of_each_phase():
+    t = np.arange(0, 30, 0.5)
+    lat = np.where(t < 10, 0.01, np.where(t < 20, 0.05, 0.02))
+    lat[(t >= 10) & (t < 12)] = 1.0  # a transient the skip must hide
+    m = metrics.phase_latencies({"x": fake_result(t, lat)}, [0, 10, 20, 30], skip=2)
+    assert np.allclose([m["x_phase1_s"], m["x_phase2_s"], m["x_phase3_s"]], [0.01, 0.05, 0.02])
+    assert math.isclose(m["x_spread_s"], 0.04)
+
+
+def test_settle_time_needs_the_level_held():
+    t = np.arange(0, 20, 0.1)
+    lat = np.where(t < 13, 0.1, 0.01)
+    lat[(t >= 11) & (t < 11.5)] = 0.01  # a dip too short to count
+    r = fake_result(t, lat)
+    assert math.isclose(metrics.settle_time(r, 10, 0.03, 2.0, 20), 3.0, abs_tol=1e-9)
+    assert metrics.settle_time(r, 10, 0.03, 2.0, 14) == math.inf
+    # Smoothing over 1 s delays entry by the time the trailing mean needs to fall below the level.
+    smoothed = metrics.settle_time(r, 10, 0.03, 2.0, 20, smooth_s=1.0)
+    assert 3.0 < smoothed < 4.0
+
+
+def test_cdf_at_interpolates_the_histogram():
+    r = SimpleNamespace(delay_cdf=lambda: (np.array([0.001, 0.002, 0.004]), np.array([0.25, 0.5, 1.0])))
+    assert metrics.cdf_at(r, 0.0005) == 0.0
+    assert math.isclose(metrics.cdf_at(r, 0.003), 0.75)
+    assert metrics.cdf_at(r, 1.0) == 1.0
