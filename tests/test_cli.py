@@ -10,7 +10,7 @@ import time
 import pytest
 import tomli_w
 
-from conftest import small_scenario
+from support import small_scenario
 
 SUBCOMMANDS = ["run", "validate", "scenarios", "bench", "fluid", "design", "margins", "sweep", "reproduce"]
 

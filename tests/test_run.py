@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import aqmlab
-from conftest import small_scenario
+from support import small_scenario
 
 
 def test_summary_is_consistent(small_result):

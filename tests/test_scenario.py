@@ -3,7 +3,7 @@
 import pytest
 
 from aqmlab import Scenario, ScenarioError, units
-from conftest import small_scenario
+from support import small_scenario
 
 
 @pytest.mark.parametrize("text, ns", [("20ms", 20_000_000), ("1.5s", 1_500_000_000), ("250us", 250_000), ("7ns", 7), ("2min", 120_000_000_000)])

@@ -4,7 +4,7 @@ import pytest
 
 import aqmlab
 from aqmlab import Scenario, ScenarioError
-from conftest import small_scenario
+from support import small_scenario
 
 
 def tcp_group(**kw):

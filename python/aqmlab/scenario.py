@@ -350,6 +350,7 @@ _FLOW_COMMON = {
     "start": (_dist(units.duration_ns), {"fixed": 0}),
     "stop": (units.duration_ns, None),
     "packet_size": (_positive(units.size_bytes), 1000),
+    "marker": (_pass, None),  # Per Packet Value marking, checked by aqmlab.ppv
 }
 
 _TRACES = {
@@ -403,6 +404,10 @@ def _flow(v, path: str, index: int, bottleneck_delay: int) -> dict:
             raise ScenarioError(f"{path}.{key if key == 'start' else 'rtt'}", f"{len(d['each'])} values given for count = {count}")
     if g["packet_size"] <= 40:
         raise ScenarioError(f"{path}.packet_size", "must exceed the 40-byte IP+TCP header")
+    if g["marker"] is not None:
+        from . import ppv
+
+        g["marker"] = ppv.marker(g["marker"], f"{path}.marker", count)
     if typ == "tcp":
         g["tcp"] = _resolve_tcp(g, path)
         g["app"] = _app(g, path)
@@ -482,6 +487,7 @@ def _to_sim(p: dict) -> dict:
             "name": g["name"], "count": g["count"], "transport": transport,
             "access_delay_ns": g["access_delay"], "receiver_delay_ns": g["receiver_delay"],
             "start_ns": g["start"], "stop_ns": g["stop"], "packet_size": g["packet_size"], "app": g["app"],
+            "marker": g["marker"],
         })
     return {
         "seed": p["seed"], "duration_ns": p["duration"], "warmup_ns": p["warmup"],
@@ -535,6 +541,10 @@ def _to_resolved(p: dict) -> dict:
         else:
             f["rate"] = r(g["rate"])
             f["ecn"] = g["ecn"]
+        if g["marker"] is not None:
+            from . import ppv
+
+            f["marker"] = ppv.marker_fmt(g["marker"])
         flows.append(f)
     access = {"queue": qdisc(p["access"]["queue"])}
     if p["access"]["rate"] is not None:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import tomli_w
-from conftest import small_scenario
+from support import small_scenario
 
 from aqmlab.sweep.store import WALL_CLOCK
 

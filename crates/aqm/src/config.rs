@@ -13,6 +13,8 @@ use crate::fq_pie::FqPieConfig;
 use crate::pi::PiConfig;
 use crate::pi2::Pi2Config;
 use crate::pie::{Pie, PieConfig};
+use crate::ppv::PpvConfig;
+use crate::pvpie::PvPieConfig;
 use crate::proportional::PConfig;
 use crate::step::StepConfig;
 use crate::red::RedConfig;
@@ -58,6 +60,11 @@ pub enum QdiscConfig {
     /// A priority FIFO for chosen flows in front of another discipline, see
     /// [`crate::strict_priority`].
     StrictPriority(StrictPriorityConfig),
+    /// PVPIE: a PIE controller turned into a Packet Value threshold, see [`crate::pvpie`].
+    #[serde(rename = "pvpie")]
+    PvPie(PvPieConfig),
+    /// The PPV scheduler: drop the smallest Packet Value when full, see [`crate::ppv`].
+    Ppv(PpvConfig),
 }
 
 impl QdiscConfig {
@@ -75,6 +82,8 @@ impl QdiscConfig {
             QdiscConfig::FqPie(c) => c.validate(),
             QdiscConfig::FqCoDel(c) => c.validate(),
             QdiscConfig::StrictPriority(c) => c.validate(),
+            QdiscConfig::PvPie(c) => c.validate(),
+            QdiscConfig::Ppv(c) => c.validate(),
         }
     }
 
@@ -92,6 +101,8 @@ impl QdiscConfig {
             QdiscConfig::FqPie(c) => QdiscConfig::FqPie(c.resolved()),
             QdiscConfig::FqCoDel(c) => QdiscConfig::FqCoDel(c.resolved()),
             QdiscConfig::StrictPriority(c) => QdiscConfig::StrictPriority(c.resolved()),
+            QdiscConfig::PvPie(c) => QdiscConfig::PvPie(c.resolved()),
+            QdiscConfig::Ppv(c) => QdiscConfig::Ppv(c.resolved()),
         }
     }
 
@@ -114,6 +125,8 @@ impl QdiscConfig {
             QdiscConfig::FqPie(c) => Qdisc::FqPie(c.build(link, rng)),
             QdiscConfig::FqCoDel(c) => Qdisc::FqCoDel(c.build(link, rng)),
             QdiscConfig::StrictPriority(c) => Qdisc::StrictPriority(Box::new(c.build(link, rng))),
+            QdiscConfig::PvPie(c) => Qdisc::PvPie(SingleQueue::new(c.build(), c.limit())),
+            QdiscConfig::Ppv(c) => Qdisc::Ppv(c.build()),
         }
     }
 }
@@ -175,6 +188,8 @@ mod tests {
             r#"{"type":"fq_pie","flows":1024,"pie":{"profile":"linux","ecn":true}}"#,
             r#"{"type":"fq_codel","limit":{"packets":10240},"codel":{"profile":"rfc","target_s":0.005}}"#,
             r#"{"type":"strict_priority","high_flows":[0],"low":{"type":"fq_pie"}}"#,
+            r#"{"type":"pvpie","gamma":10,"target_s":0.02,"ecn":true}"#,
+            r#"{"type":"ppv","limit":{"bytes":200000}}"#,
         ];
         for json in examples {
             let c: QdiscConfig = serde_json::from_str(json).unwrap_or_else(|e| panic!("{json}: {e}"));

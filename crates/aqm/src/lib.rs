@@ -26,6 +26,8 @@
 //! - [`codel`]: CoDel per RFC 8289 (`rfc`) and with the Linux fixed-point law (`linux`);
 //! - [`fq`], [`fq_pie`], [`fq_codel`]: DRR flow queueing with a law per queue;
 //! - [`strict_priority`]: a priority FIFO for chosen flows in front of any discipline;
+//! - [`pvpie`]: PVPIE (ANRW'17), a PIE controller turned into a Packet Value filter, and
+//!   [`ppv`]: the PV code and the PPV baseline scheduler (drop the smallest value);
 //! - [`droptail`]: the empty law.
 //!
 //! Not modelled: DualPI2 and its L4S queue, DOCSIS-PIE, Linux RED's integer average and idle
@@ -43,7 +45,9 @@ pub mod packet;
 pub mod pi;
 pub mod pi2;
 pub mod pie;
+pub mod ppv;
 pub mod proportional;
+pub mod pvpie;
 pub mod red;
 pub mod signal;
 pub mod step;

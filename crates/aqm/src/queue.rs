@@ -14,6 +14,8 @@ use crate::fq::FairQueue;
 use crate::pi::Pi;
 use crate::pi2::Pi2;
 use crate::pie::Pie;
+use crate::ppv::PpvQueue;
+use crate::pvpie::PvPie;
 use crate::proportional::Proportional;
 use crate::step::Step;
 use crate::red::Red;
@@ -310,6 +312,8 @@ pub enum Qdisc {
     FqPie(FairQueue<Pie>),
     FqCoDel(FairQueue<CoDel>),
     StrictPriority(Box<StrictPriority>),
+    PvPie(SingleQueue<PvPie>),
+    Ppv(PpvQueue),
 }
 
 /// Applies one expression to whichever discipline `self` holds.
@@ -327,6 +331,8 @@ macro_rules! each_qdisc {
             Qdisc::FqPie($q) => $body,
             Qdisc::FqCoDel($q) => $body,
             Qdisc::StrictPriority($q) => $body,
+            Qdisc::PvPie($q) => $body,
+            Qdisc::Ppv($q) => $body,
         }
     };
 }

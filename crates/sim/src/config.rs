@@ -89,6 +89,9 @@ pub struct FlowGroup {
     pub packet_size: u32,
     /// The application (TCP groups; UDP sources are constant-bit-rate).
     pub app: App,
+    /// Per Packet Value marking of the group's data packets (see [`crate::ppv`]).
+    #[serde(default)]
+    pub marker: Option<crate::ppv::MarkerConfig>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -243,6 +246,9 @@ impl FlowGroup {
             App::Transfer { bytes: 0 } => return Err("app.bytes: must be > 0".into()),
             App::Sessions { size, .. } | App::Poisson { size, .. } => size.validate().map_err(|e| format!("app.size.{e}"))?,
             _ => {}
+        }
+        if let Some(m) = &self.marker {
+            m.validate(self).map_err(|e| format!("marker.{e}"))?;
         }
         if let App::Poisson { rate_per_s, .. } = self.app {
             if !(rate_per_s > 0.0 && rate_per_s.is_finite()) {

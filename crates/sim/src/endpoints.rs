@@ -155,7 +155,8 @@ impl Simulation {
         let conn = flow.conn;
         for s in segs.drain(..) {
             let len = self.flows[f].segment_len(s.seq);
-            self.send(Packet { ecn, cwr: s.cwr, conn, ..Packet::data(f as u32, len, s.seq, now) });
+            let pv = self.ppv.mark(f, now, len);
+            self.send(Packet { ecn, cwr: s.cwr, conn, pv, ..Packet::data(f as u32, len, s.seq, now) });
         }
         self.segments = segs;
         if complete {
@@ -276,7 +277,8 @@ impl Simulation {
         let ecn = u.ecn;
         let len = flow.packet_size;
         self.sched.after(gap, Event::UdpSend { flow: f as u32 });
-        self.send(Packet { ecn, ..Packet::data(f as u32, len, seq, now) });
+        let pv = self.ppv.mark(f, now, len);
+        self.send(Packet { ecn, pv, ..Packet::data(f as u32, len, seq, now) });
     }
 }
 

@@ -14,6 +14,7 @@ pub mod endpoints;
 pub mod engine;
 pub mod flow;
 pub mod net;
+pub mod ppv;
 pub mod summary;
 pub mod tcp;
 pub mod trace;

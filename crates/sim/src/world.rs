@@ -66,6 +66,8 @@ pub struct Simulation {
     probe_buf: Vec<f64>,
     /// Data packets delivered to receivers (the benchmark's packet count).
     pub delivered_packets: u64,
+    /// Per Packet Value markers of the marked flow groups.
+    pub ppv: crate::ppv::PolicyMarkers,
 }
 
 impl Simulation {
@@ -83,6 +85,7 @@ impl Simulation {
             bottleneck: topo.bottleneck,
             reverse_bottleneck: topo.reverse_bottleneck,
             flow_bytes_since_sample: vec![0; flows.len()],
+            ppv: crate::ppv::PolicyMarkers::new(&cfg, &flows),
             flows,
             actions: Vec::with_capacity(16),
             segments: Vec::with_capacity(64),
@@ -120,6 +123,7 @@ impl Simulation {
             self.traces.cfg = Some(self.cfg.traces.clone());
             if let Some(q) = self.links[self.bottleneck as usize].qdisc.as_ref() {
                 self.traces.probe_names = q.probe_names();
+                self.traces.probe_names.extend(self.ppv.probe_names());
             }
         }
         if self.cfg.traces.any_periodic() {
@@ -410,6 +414,7 @@ impl Simulation {
         if tc.probe {
             self.probe_buf.clear();
             q.probe(&mut self.probe_buf);
+            self.ppv.probe(now, link.rate_bps.unwrap_or(0) as f64, &mut self.probe_buf);
             t.probe.extend_from_slice(&self.probe_buf);
         }
         if tc.flow_bytes {
