@@ -101,3 +101,21 @@ def test_builtin_scenarios_load():
         assert Scenario.load(n).name == n
     with pytest.raises(ScenarioError, match="no scenario file 'nope'"):
         Scenario.load("nope")
+
+
+def test_nested_queue_tables_take_units_and_round_trip():
+    # A strict-priority class in front of FQ-PIE: limits and times are translated at every
+    # depth, and the resolved form (no top-level limit) loads back to the same run.
+    d = small_scenario()
+    d["bottleneck"]["queue"] = {
+        "type": "strict_priority", "high_flows": [0], "high_limit": "50p",
+        "low": {"type": "fq_pie", "limit": "200p", "pie": {"profile": "rfc", "target": "10ms"}},
+    }
+    s = Scenario.from_dict(d)
+    q = s.sim_config["bottleneck"]["queue"]
+    assert q["high_limit"] == {"packets": 50}
+    assert q["low"]["limit"] == {"packets": 200}
+    assert q["low"]["pie"]["target_s"] == 0.01
+    r = s.resolved["bottleneck"]["queue"]
+    assert r["high_limit"] == "50p" and r["low"]["limit"] == "200p"
+    assert Scenario.from_dict(s.resolved).sim_config == s.sim_config

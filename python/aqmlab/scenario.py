@@ -170,22 +170,8 @@ def _qdisc(v, path):
         raise ScenarioError(path, f"expected a table with a 'type' (e.g. {{type = \"pie\"}}), got {v!r}")
     if "type" not in v:
         raise ScenarioError(f"{path}.type", "is required (e.g. \"drop_tail\", \"pie\")")
-    out: dict[str, Any] = {"type": _QDISC_ALIASES.get(v["type"], v["type"])}
-    renamed = {}
-    for key, val in v.items():
-        if key == "type":
-            continue
-        if key == "limit":
-            out["limit"] = units.queue_limit(val, f"{path}.limit")
-            continue
-        quantity = units.kind_of(val) if isinstance(val, str) else None
-        if quantity:
-            suffix, number = quantity
-            field = f"{key}_{suffix}"
-            out[field] = number if suffix == "s" else round(number)
-            renamed[field] = key
-        else:
-            out[key] = val
+    renamed: dict[str, str] = {}
+    out = _qdisc_units(v, path, renamed)
     try:
         resolved = json.loads(_core.resolve_qdisc(json.dumps(out)))
     except ValueError as e:
@@ -194,6 +180,45 @@ def _qdisc(v, path):
             msg = msg.replace(f"`{field}`", f"`{key}`").replace(f"{field}:", f"{key}:")
         raise ScenarioError(path, msg) from None
     return resolved
+
+
+def _qdisc_units(v: dict, path: str, renamed: dict[str, str]) -> dict:
+    """Translates a queue table's quantities to the AQM library's field names, recursively (a
+    strict-priority class or a fair queue nests the configuration of its inner queue):
+    `limit = "200p"` -> {"packets": 200}; `target = "20ms"` -> `target_s = 0.02`."""
+    out: dict[str, Any] = {}
+    for key, val in v.items():
+        if key == "type":
+            out["type"] = _QDISC_ALIASES.get(val, val)
+        elif key.endswith("limit"):
+            out[key] = units.queue_limit(val, f"{path}.{key}")
+        elif isinstance(val, dict):
+            out[key] = _qdisc_units(val, f"{path}.{key}", renamed)
+        elif isinstance(val, str) and (quantity := units.kind_of(val)):
+            suffix, number = quantity
+            field = f"{key}_{suffix}"
+            out[field] = number if suffix == "s" else round(number)
+            renamed[field] = key
+        else:
+            out[key] = val
+    return out
+
+
+def _limits_fmt(q):
+    """The resolved form of a queue table: limits as '200p' / '2000000B' at any depth, unset
+    (None) fields left out."""
+    if not isinstance(q, dict):
+        return q
+    out = {}
+    for k, v in q.items():
+        if v is None:
+            continue
+        if k.endswith("limit") and isinstance(v, dict) and len(v) == 1:
+            (kind, n), = v.items()
+            out[k] = f"{n}p" if kind == "packets" else f"{n}B"
+        else:
+            out[k] = _limits_fmt(v)
+    return out
 
 
 _DEFAULT_REVERSE = {"type": "drop_tail", "limit": {"packets": 100_000}}
@@ -284,6 +309,7 @@ _TCP_FIELDS = {
     "sack": ("sack", _bool, _same),
     "prr": ("prr", _bool, _same),
     "limited_transmit": ("limited_transmit", _bool, _same),
+    "keep_sack_on_rto": ("keep_sack_on_rto", _bool, _same),
     "growth": ("growth", _choice("per_ack", "byte_counting"), _same),
     "reduce_from": ("reduce_from", _choice("flight", "cwnd"), _same),
     "initial_cwnd": ("initial_cwnd", _int(1, 1000), _same),
@@ -510,12 +536,7 @@ def _to_resolved(p: dict) -> dict:
     """The parsed form -> a loadable scenario with every default written out."""
     d, r = units.fmt_duration, units.fmt_rate
 
-    def qdisc(q):
-        out = {k: v for k, v in q.items() if v is not None}
-        (kind, n), = out["limit"].items()
-        out["limit"] = f"{n}p" if kind == "packets" else f"{n}B"
-        return out
-
+    qdisc = _limits_fmt
     b = p["bottleneck"]
     flows = []
     for g in p["flows"]:

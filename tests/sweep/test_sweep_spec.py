@@ -115,3 +115,15 @@ def test_the_example_sweep_is_valid():
     assert s.name == "droptail-buffer" and len(s.runs()) == 4 * 3 * 3
     with pytest.raises(FileNotFoundError, match="droptail-buffer"):
         example_path("nope")
+
+
+def test_zipped_fields_are_checked_together():
+    # RED's thresholds are valid only as pairs: (10, 65) and (150, 700), but 65 < 150 alone.
+    red = {"bottleneck.queue": {"type": "red", "profile": "ns2", "limit": "800p", "min_th": 150, "max_th": 700}}
+    s = Sweep.from_dict(sweep_dict(set=red, axes={}, zip=[{"bottleneck.queue.min_th": [10, 150],
+                                                           "bottleneck.queue.max_th": [65, 700]}]))
+    pairs = {(r.scenario["bottleneck"]["queue"]["min_th"], r.scenario["bottleneck"]["queue"]["max_th"]) for r in s.runs()}
+    assert pairs == {(10.0, 65.0), (150.0, 700.0)}
+    with pytest.raises(ScenarioError, match=r"axes\.\(bottleneck\.queue\.min_th, bottleneck\.queue\.max_th\)\[1\]"):
+        Sweep.from_dict(sweep_dict(set=red, axes={}, zip=[{"bottleneck.queue.min_th": [10, 700],
+                                                            "bottleneck.queue.max_th": [65, 150]}]))

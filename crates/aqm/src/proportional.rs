@@ -4,8 +4,9 @@
 //! `p = min(p_max, slope·(q − q_min))` for `q > q_min`, 0 otherwise.
 //!
 //! Profile `paper` (INFOCOM'01 Example 1 and §IV-A): slope L_red = 5.8624e-5 per packet from
-//! q_min = 100 packets in an 800-packet buffer (so p never exceeds 700·L_red ≈ 0.041 there);
-//! p_max 1.0 as in the paper's Fig. 7 experiment.
+//! q_min = 100 packets in an 800-packet buffer, so p never exceeds 700·L_red ≈ 0.041 there and
+//! the p_max of 1.0 never binds. (The paper's Fig. 7 run, "p_max = 1", needs a steeper slope
+//! as well, e.g. 1/700 so that p reaches 1 at the buffer; the catalog states its reading.)
 
 use serde::{Deserialize, Serialize};
 

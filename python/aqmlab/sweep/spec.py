@@ -253,15 +253,21 @@ class Sweep:
         return Scenario.from_dict(_with_values(self.base_data, values))
 
     def _check_values(self) -> None:
-        """Each axis value on its own against the base, so the error names the axis and the value
-        rather than a combination."""
+        """Each group's values against the base, index by index, so the error names the axis and
+        the value rather than a combination. The fields of a zip group go in together: they are
+        linked (RED's min_th and max_th, say) and may be valid only as a pair."""
         for g in self.groups:
-            for path, values in g:
-                for i, v in enumerate(values):
-                    try:
-                        self.scenario({path: v})
-                    except ScenarioError as e:
-                        raise ScenarioError(f"axes.{path}[{i}]", f"value {v!r}: {e}") from None
+            paths = [path for path, _ in g]
+            for i in range(len(g[0][1])):
+                point = {path: values[i] for path, values in g}
+                try:
+                    self.scenario(point)
+                except ScenarioError as e:
+                    if len(paths) == 1:
+                        where, what = f"axes.{paths[0]}[{i}]", repr(point[paths[0]])
+                    else:
+                        where, what = f"axes.({', '.join(paths)})[{i}]", _fmt(point)
+                    raise ScenarioError(where, f"value {what}: {e}") from None
 
     def describe(self) -> dict:
         """What a store records about the sweep (JSON-ready)."""

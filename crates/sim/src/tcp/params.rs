@@ -29,6 +29,10 @@ pub struct TcpConfig {
     pub prr: bool,
     /// Limited transmit on the first two duplicate ACKs (RFC 3042).
     pub limited_transmit: bool,
+    /// Keep the SACK scoreboard across a retransmission timeout and resend only un-SACKed
+    /// segments (Linux; allowed by RFC 6675 §5.1 and its erratum), rather than discarding it
+    /// as RFC 2018 §8 suggests and ns-2 does.
+    pub keep_sack_on_rto: bool,
     pub growth: Growth,
     pub reduce_from: ReduceFrom,
     /// Initial congestion window, in segments.
@@ -91,11 +95,13 @@ impl TcpConfig {
     ///   windowInit_ 2, an ACK for every segment. Its recovery is modelled by the RFC 6675
     ///   scoreboard, which ns-2's Sack1 approximates with its own pipe counter.
     /// - `ns3`: today's ns-3 TcpSocketBase: NewReno with SACK and PRR, growth per ACK,
-    ///   IW 10, MinRto 1 s, DelAckCount 2 with a 200 ms timer, timestamps, limited transmit.
+    ///   IW 10, MinRto 1 s, DelAckCount 2 with a 200 ms timer, timestamps, limited transmit,
+    ///   SACKed data kept across a timeout.
     /// - `ns3.26`: what the PI² paper (WNS3'17) ran: NewReno without SACK, IW 1, MinRto 1 s,
-    ///   delayed ACKs 2/200 ms.
+    ///   delayed ACKs 2/200 ms, timestamps, limited transmit.
     /// - `linux`: CUBIC with SACK, PRR, byte counting, β applied to cwnd, IW 10 (RFC 6928),
-    ///   RTO_MIN 200 ms, delayed ACKs with the 40 ms minimum ATO, timestamps.
+    ///   RTO_MIN 200 ms, delayed ACKs with the 40 ms minimum ATO, timestamps, SACKed data
+    ///   kept across a timeout. Not modelled: HyStart, RACK-TLP, pacing.
     ///
     /// ECN is off in all of them (ns-2's ecn_ = 0; Linux only accepts it by default).
     pub fn profile(name: &str) -> Option<TcpConfig> {
@@ -104,6 +110,7 @@ impl TcpConfig {
             sack: true,
             prr: false,
             limited_transmit: false,
+            keep_sack_on_rto: true,
             growth: Growth::PerAck,
             reduce_from: ReduceFrom::Flight,
             initial_cwnd: 10,
@@ -121,6 +128,7 @@ impl TcpConfig {
         };
         Some(match name {
             "ns2-sack" => TcpConfig {
+                keep_sack_on_rto: false,
                 reduce_from: ReduceFrom::Cwnd,
                 initial_cwnd: 2,
                 min_rto_ns: 200 * MS,
@@ -132,7 +140,7 @@ impl TcpConfig {
                 ..base
             },
             "ns3" => TcpConfig { prr: true, limited_transmit: true, ..base },
-            "ns3.26" => TcpConfig { sack: false, initial_cwnd: 1, ..base },
+            "ns3.26" => TcpConfig { sack: false, initial_cwnd: 1, limited_transmit: true, ..base },
             "linux" => TcpConfig {
                 cc: "cubic".into(),
                 prr: true,

@@ -70,7 +70,7 @@ impl Scoreboard {
     }
 
     /// SACKed segments in [a, b).
-    fn sacked_in(&self, a: u64, b: u64) -> u64 {
+    pub fn sacked_in(&self, a: u64, b: u64) -> u64 {
         if a >= b {
             return 0;
         }

@@ -2,6 +2,8 @@
 //! SACK (RFC 6675, optionally with PRR, RFC 6937) or NewReno (RFC 6582), limited transmit
 //! (RFC 3042), the ECN reaction (RFC 3168 §6.1.2), and the retransmission timer (RFC 6298).
 
+use std::collections::{BTreeSet, VecDeque};
+
 use aqm::Nanos;
 
 use super::cc::{Cc, Growth, ReduceFrom};
@@ -33,6 +35,7 @@ pub struct TcpSender {
     sack: bool,
     prr: bool,
     limited_transmit: bool,
+    keep_sack_on_rto: bool,
     growth: Growth,
     reduce_from: ReduceFrom,
     ecn: bool,
@@ -60,6 +63,11 @@ pub struct TcpSender {
     sb: Scoreboard,
     /// RFC 6675 HighRxt: the highest segment retransmitted in this recovery.
     high_rxt: Option<u64>,
+    /// Retransmissions of this recovery with the `snd_max` at the time they were sent, oldest
+    /// first, to detect a lost retransmission.
+    rtx_marks: VecDeque<(u64, u64)>,
+    /// Retransmissions found lost, to be sent again (they are out of the pipe meanwhile).
+    relost: BTreeSet<u64>,
     prr_delivered: u64,
     prr_out: u64,
     recover_fs: u64,
@@ -91,6 +99,7 @@ impl TcpSender {
             sack: cfg.sack,
             prr: cfg.prr,
             limited_transmit: cfg.limited_transmit,
+            keep_sack_on_rto: cfg.keep_sack_on_rto,
             growth: cfg.growth,
             reduce_from: cfg.reduce_from,
             ecn: cfg.ecn != EcnMode::Off,
@@ -110,6 +119,8 @@ impl TcpSender {
             partial_seen: false,
             sb: Scoreboard::default(),
             high_rxt: None,
+            rtx_marks: VecDeque::new(),
+            relost: BTreeSet::new(),
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -165,7 +176,34 @@ impl TcpSender {
     }
 
     fn pipe(&self) -> u64 {
-        self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupack_threshold)
+        let pipe = self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupack_threshold);
+        pipe.saturating_sub(self.relost.len() as u64)
+    }
+
+    /// A retransmission is lost when DupThresh segments sent after it have been SACKed while
+    /// it has not (the test of Linux's tcp_mark_lost_retrans, before RACK): it goes back to be
+    /// sent again, instead of waiting for the retransmission timer.
+    fn detect_lost_retransmissions(&mut self) {
+        let highest = self.sb.highest_sacked_end();
+        while let Some(&(seq, sent_after)) = self.rtx_marks.front() {
+            if highest < sent_after + self.dupack_threshold {
+                break;
+            }
+            self.rtx_marks.pop_front();
+            if seq >= self.snd_una && !self.sb.is_sacked(seq) {
+                self.relost.insert(seq);
+            }
+        }
+        let una = self.snd_una;
+        self.relost.retain(|&s| s >= una);
+    }
+
+    /// Leaves loss recovery: retransmission bookkeeping is per recovery.
+    fn end_recovery(&mut self) {
+        self.recovery = None;
+        self.high_rxt = None;
+        self.rtx_marks.clear();
+        self.relost.clear();
     }
 
     /// An acknowledgement arrived.
@@ -244,14 +282,14 @@ impl TcpSender {
             Some(point) if ack >= point => {
                 // Full acknowledgement: recovery ends. RFC 6675 and RFC 6937 set cwnd to
                 // ssthresh; RFC 6582 §3.2 step 3 to min(ssthresh, FlightSize + 1).
-                self.recovery = None;
-                self.high_rxt = None;
+                self.end_recovery();
                 self.cwnd = if self.sack { self.ssthresh } else { self.ssthresh.min(self.flight() as f64 + 1.0) };
                 self.restart_timer(now);
             }
             Some(_) if self.sack => {
                 // RFC 6298 §5.3: new data acknowledged restarts the timer.
                 self.restart_timer(now);
+                self.detect_lost_retransmissions();
                 if self.prr {
                     self.prr_update(delivered);
                 }
@@ -286,7 +324,10 @@ impl TcpSender {
             if !self.sack {
                 // RFC 6582 §3.2 step 4: inflate by one segment per further duplicate.
                 self.cwnd += 1.0;
-            } else if self.prr {
+                return;
+            }
+            self.detect_lost_retransmissions();
+            if self.prr {
                 self.prr_update(delivered);
             }
             return;
@@ -313,6 +354,7 @@ impl TcpSender {
         self.retransmit(self.snd_una, out);
         if self.sack {
             self.high_rxt = Some(self.snd_una);
+            self.rtx_marks.push_back((self.snd_una, self.snd_max));
             self.cwnd = self.ssthresh;
             if self.prr {
                 self.recover_fs = flight;
@@ -356,12 +398,13 @@ impl TcpSender {
         self.rto_streak += 1;
         self.cwnd = 1.0;
         self.rtt.back_off();
-        self.recovery = None;
+        self.end_recovery();
         // RFC 6582 §4: duplicate ACKs for data sent before the timeout start no fast
-        // retransmit. RFC 2018 §8: SACK state is not trusted after a timeout.
+        // retransmit. RFC 2018 §8 distrusts SACK state after a timeout; Linux keeps it.
         self.recover = Some(self.snd_max);
-        self.sb.clear();
-        self.high_rxt = None;
+        if !self.keep_sack_on_rto {
+            self.sb.clear();
+        }
         self.dupacks = 0;
         self.timed = None;
         self.note_reduction();
@@ -413,11 +456,13 @@ impl TcpSender {
                 window += self.dupacks.min(2);
             }
             let window = window.min(self.rwnd);
-            while self.snd_nxt < self.end() && self.snd_nxt - self.snd_una < window {
+            while self.snd_nxt < self.end() && self.window_used() < window {
                 if self.snd_nxt < self.snd_max {
-                    // Go-back-N after a timeout.
+                    // Go-back-N after a timeout, over what the receiver has not SACKed.
                     let seq = self.snd_nxt;
-                    self.retransmit(seq, out);
+                    if !self.sb.is_sacked(seq) {
+                        self.retransmit(seq, out);
+                    }
                     self.snd_nxt += 1;
                 } else {
                     self.send_new(now, out);
@@ -429,6 +474,17 @@ impl TcpSender {
         }
     }
 
+    /// Segments counted against the window: the flight, except that while resending after a
+    /// timeout the SACKed segments below the resend point are known to be delivered.
+    fn window_used(&self) -> u64 {
+        let flight = self.snd_nxt - self.snd_una;
+        if self.snd_nxt < self.snd_max {
+            flight - self.sb.sacked_in(self.snd_una, self.snd_nxt)
+        } else {
+            flight
+        }
+    }
+
     /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg.
     fn send_in_recovery(&mut self, now: Nanos, out: &mut Vec<Segment>) {
         let mut pipe = self.pipe() as f64;
@@ -437,10 +493,17 @@ impl TcpSender {
             let from = self.snd_una.max(self.high_rxt.map_or(0, |h| h + 1));
             let hole = self.sb.next_unsacked(from, self.snd_max);
             match hole {
+                // A retransmission found lost goes first.
+                _ if !self.relost.is_empty() => {
+                    let h = self.relost.pop_first().expect("non-empty");
+                    self.retransmit(h, out);
+                    self.rtx_marks.push_back((h, self.snd_max));
+                }
                 // Rule 1: the first lost segment above HighRxt.
                 Some(h) if h < lost_end => {
                     self.retransmit(h, out);
                     self.high_rxt = Some(h);
+                    self.rtx_marks.push_back((h, self.snd_max));
                 }
                 // Rule 2: new data, if the receiver window allows.
                 _ if self.snd_max < self.end() && self.snd_max - self.snd_una < self.rwnd => {
@@ -450,6 +513,7 @@ impl TcpSender {
                 Some(h) if h < self.sb.highest_sacked_end() => {
                     self.retransmit(h, out);
                     self.high_rxt = Some(h);
+                    self.rtx_marks.push_back((h, self.snd_max));
                 }
                 _ => break,
             }
@@ -575,6 +639,28 @@ mod tests {
         assert_eq!(s.rto_deadline, None);
     }
 
+    #[test]
+    fn after_a_timeout_sacked_segments_are_not_resent_when_kept() {
+        for keep in [true, false] {
+            let cfg = TcpConfig { keep_sack_on_rto: keep, reduce_from: ReduceFrom::Flight, ..newreno() };
+            let cfg = TcpConfig { sack: true, ..cfg };
+            let (mut s, mut out) = with_window(&cfg, 6);
+            // 0 and 1 lost; 2..=5 SACKed (too few dup ACKs to recover: the timer fires).
+            s.on_ack(MS, &AckIn { ack: 0, sack: &[(2, 4)], ece: false, echo: 0 }, &mut out);
+            s.on_ack(MS, &AckIn { ack: 0, sack: &[(2, 6)], ece: false, echo: 0 }, &mut out);
+            out.clear();
+            s.cwnd = 1.0; // as the timeout leaves it; then the loss window grows per ACK
+            let d = s.rto_deadline.unwrap();
+            s.on_timeout(d, &mut out);
+            assert_eq!(seqs(&out), vec![0]);
+            out.clear();
+            s.on_ack(d + MS, &ack(1), &mut out);
+            // Slow start: cwnd 2. Kept scoreboard: only 1 is missing below snd_max, then new data.
+            let want: Vec<u64> = if keep { vec![1, 6] } else { vec![1, 2] };
+            assert_eq!(seqs(&out), want, "keep_sack_on_rto = {keep}");
+        }
+    }
+
     fn sack_cfg(prr: bool) -> TcpConfig {
         TcpConfig { prr, reduce_from: ReduceFrom::Flight, clock_granularity_ns: MS, ..TcpConfig::profile("ns2-sack").unwrap() }
     }
@@ -614,6 +700,30 @@ mod tests {
         assert!(!s.in_recovery());
         assert_eq!(s.cwnd, 5.0);
         assert_eq!((s.timeouts, s.fast_recoveries, s.retransmits), (0, 1, 2));
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_sent_again_without_a_timeout() {
+        let (mut s, mut out) = with_window(&sack_cfg(false), 10);
+        // Segment 0 lost: dup ACKs SACK 1, 2, 3 and recovery retransmits 0 (snd_max 10).
+        for k in 1..=3u64 {
+            s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, &mut out);
+        }
+        assert_eq!(out.iter().filter(|s| s.retransmit).map(|s| s.seq).collect::<Vec<_>>(), vec![0]);
+        out.clear();
+        // The rest of the window is SACKed and the pipe lets new segments 10.. out.
+        for k in 4..=9u64 {
+            s.on_ack(2 * MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, &mut out);
+        }
+        let new: Vec<u64> = out.iter().filter(|s| !s.retransmit).map(|s| s.seq).collect();
+        assert!(new.len() >= 3, "{new:?}");
+        out.clear();
+        // The retransmission of 0 is lost too; three segments sent after it (10, 11, 12) are
+        // SACKed while 0 is not: it is sent again at once, no timeout.
+        s.on_ack(3 * MS, &AckIn { ack: 0, sack: &[(1, 13)], ece: false, echo: 0 }, &mut out);
+        assert_eq!(out.iter().filter(|s| s.retransmit).map(|s| s.seq).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(s.timeouts, 0);
+        assert!(s.in_recovery());
     }
 
     #[test]
