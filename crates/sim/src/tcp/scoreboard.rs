@@ -99,11 +99,19 @@ impl Scoreboard {
 
     /// RFC 6675 §4 SetPipe over [una, max): un-SACKed segments not deemed lost, plus those
     /// retransmitted (all un-SACKed segments up to and including `high_rxt`).
+    ///
+    /// Every SACKed range lies in [una, max), and the lost segments are the un-SACKed ones below
+    /// the boundary L, so the segments in flight are those of [L, max) minus the SACKed ones
+    /// there: only the few ranges above L are visited, not every hole of a large window.
     pub fn pipe(&self, una: u64, max: u64, high_rxt: Option<u64>, dup_thresh: u64) -> u64 {
-        let unsacked = |a: u64, b: u64| (b.saturating_sub(a)) - self.sacked_in(a, b);
         let lost_end = self.lost_below(dup_thresh).clamp(una, max);
-        let in_net = unsacked(una, max) - unsacked(una, lost_end);
-        let rxt = high_rxt.map_or(0, |h| unsacked(una, (h + 1).min(max)));
+        let in_net = (max - lost_end) - self.sacked_in(lost_end, max);
+        let rxt = high_rxt.map_or(0, |h| {
+            let end = (h + 1).clamp(una, max);
+            // SACKed below `end`, counted from whichever end of the window is nearer.
+            let sacked_below = if end - una <= max - end { self.sacked_in(una, end) } else { self.sacked - self.sacked_in(end, max) };
+            (end - una) - sacked_below
+        });
         in_net + rxt
     }
 
