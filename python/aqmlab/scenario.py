@@ -376,6 +376,7 @@ _FLOW_COMMON = {
     "start": (_dist(units.duration_ns), {"fixed": 0}),
     "stop": (units.duration_ns, None),
     "packet_size": (_positive(units.size_bytes), 1000),
+    "dscp": (_int(0, 63), 0),
     "marker": (_pass, None),  # Per Packet Value marking, checked by aqmlab.ppv
 }
 
@@ -478,9 +479,49 @@ def _app(g: dict, path: str) -> dict:
     return {"type": "transfer", "bytes": size["fixed"]}
 
 
+def _group_flow_ids(flows: list) -> dict[str, list[int]]:
+    """Flow ids of each named group, as the simulator numbers them (groups in order). A group
+    of Poisson arrivals has as many flows as arrivals, known only at run time: the ids of the
+    groups from it on are not known here."""
+    ids, n, known = {}, 0, True
+    for i, g in enumerate(flows if isinstance(flows, list) else []):
+        if not isinstance(g, dict):
+            continue
+        name = g.get("name") or f"{g.get('type')}{i}"
+        if "arrival_rate" in g:
+            known = False
+        count = g.get("count", 1)
+        ids[name] = list(range(n, n + count)) if known and isinstance(count, int) else None
+        n += count if isinstance(count, int) else 0
+    return ids
+
+
+def _select_groups(q, path: str, ids: dict[str, list[int] | None]) -> None:
+    """Replaces `high_groups = ["voip"]` in strict-priority tables by the groups' flow ids."""
+    if not isinstance(q, dict):
+        return
+    if "high_groups" in q:
+        groups = q.pop("high_groups")
+        if not isinstance(groups, list):
+            raise ScenarioError(f"{path}.high_groups", f"expected a list of flow group names, got {groups!r}")
+        flows = list(q.get("high_flows", []))
+        for name in groups:
+            if name not in ids:
+                raise ScenarioError(f"{path}.high_groups", f"no flow group named {name!r} (groups: {', '.join(ids)})")
+            if ids[name] is None:
+                raise ScenarioError(f"{path}.high_groups", f"group {name!r} comes at or after a group of Poisson "
+                                    "arrivals, whose flow count is known only at run time: select it by dscp")
+            flows += ids[name]
+        q["high_flows"] = flows
+    for k, v in q.items():
+        _select_groups(v, f"{path}.{k}", ids)
+
+
 def _parse(data: dict) -> dict:
     if not isinstance(data, dict):
         raise ScenarioError("", f"a scenario is a table, got {type(data).__name__}")
+    if isinstance(data.get("bottleneck"), dict):
+        _select_groups(data["bottleneck"].get("queue"), "bottleneck.queue", _group_flow_ids(data.get("flows")))
     top = _section({k: v for k, v in data.items() if k != "flows"}, {k: s for k, s in _TOP.items() if k != "flows"}, "")
     flows = data.get("flows")
     if not isinstance(flows, list) or not flows:
@@ -513,6 +554,7 @@ def _to_sim(p: dict) -> dict:
             "name": g["name"], "count": g["count"], "transport": transport,
             "access_delay_ns": g["access_delay"], "receiver_delay_ns": g["receiver_delay"],
             "start_ns": g["start"], "stop_ns": g["stop"], "packet_size": g["packet_size"], "app": g["app"],
+            "dscp": g["dscp"],
             "marker": g["marker"],
         })
     return {
@@ -543,7 +585,7 @@ def _to_resolved(p: dict) -> dict:
         f = {
             "name": g["name"], "type": g["type"], "count": g["count"],
             "access_delay": _dist_fmt(g["access_delay"], d), "receiver_delay": d(g["receiver_delay"]),
-            "start": _dist_fmt(g["start"], d), "packet_size": f"{g['packet_size']}B",
+            "start": _dist_fmt(g["start"], d), "packet_size": f"{g['packet_size']}B", "dscp": g["dscp"],
         }
         if g["stop"] is not None:
             f["stop"] = d(g["stop"])

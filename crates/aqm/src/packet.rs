@@ -19,7 +19,7 @@ impl Ecn {
     }
 }
 
-/// A packet as a queueing discipline sees it: 32 bytes, copied freely.
+/// A packet as a queueing discipline sees it: 24 bytes, copied freely.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pkt {
     /// The owner's handle (the simulator's arena index, or a live packet's slot); opaque here.
@@ -32,12 +32,14 @@ pub struct Pkt {
     pub ecn: Ecn,
     /// Per-Packet Value code (8 bits, 30·log10(V)); 0 when the packet carries none.
     pub pv: u8,
+    /// DiffServ code point (RFC 2474), 0..=63; classifiers may select on it.
+    pub dscp: u8,
     /// Time the packet entered the queue, set by the queue on enqueue.
     pub enqueued_at: Nanos,
 }
 
 impl Pkt {
     pub fn new(id: u32, len: u32, flow: u32) -> Self {
-        Pkt { id, len, flow, ecn: Ecn::NotEct, pv: 0, enqueued_at: 0 }
+        Pkt { id, len, flow, ecn: Ecn::NotEct, pv: 0, dscp: 0, enqueued_at: 0 }
     }
 }

@@ -12,12 +12,18 @@ use crate::rng::Rng;
 use crate::time::Nanos;
 use crate::validate::check_limit;
 
-/// The JSON form: `{"type":"strict_priority","high_flows":[..],"high_limit":{..},"low":{..}}`.
+/// The JSON form: `{"type":"strict_priority","high_flows":[..],"high_dscp":[46],"high_limit":{..},"low":{..}}`:
+/// a packet goes to the priority FIFO when its flow is listed or its DSCP is (the VoIP class of
+/// the PIE slides is EF, DSCP 46).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StrictPriorityConfig {
     /// Flow ids served first.
+    #[serde(default)]
     pub high_flows: Vec<u32>,
+    /// DSCP values served first.
+    #[serde(default)]
+    pub high_dscp: Vec<u8>,
     /// Hard limit of the priority FIFO (default 100 packets).
     #[serde(default)]
     pub high_limit: Option<QueueLimit>,
@@ -27,10 +33,13 @@ pub struct StrictPriorityConfig {
 
 impl StrictPriorityConfig {
     pub fn resolved(&self) -> StrictPriorityConfig {
-        StrictPriorityConfig { high_flows: self.high_flows.clone(), high_limit: self.high_limit.or(Some(QueueLimit::Packets(100))), low: Box::new(self.low.resolved()) }
+        StrictPriorityConfig { high_flows: self.high_flows.clone(), high_dscp: self.high_dscp.clone(), high_limit: self.high_limit.or(Some(QueueLimit::Packets(100))), low: Box::new(self.low.resolved()) }
     }
 
     pub fn validate(&self) -> Result<(), String> {
+        if let Some(d) = self.high_dscp.iter().find(|&&d| d > 63) {
+            return Err(format!("high_dscp: {d} is outside the accepted range [0, 63]"));
+        }
         self.high_limit.map_or(Ok(()), |l| check_limit("high_limit", l))?;
         self.low.validate().map_err(|e| format!("low.{e}"))
     }
@@ -38,7 +47,11 @@ impl StrictPriorityConfig {
     pub fn build(&self, link: LinkInfo, rng: Rng) -> StrictPriority {
         let mut high_flows = self.high_flows.clone();
         high_flows.sort_unstable();
-        StrictPriority { high_flows, high: Fifo::default(), high_limit: self.high_limit.unwrap_or(QueueLimit::Packets(100)), low: self.low.build(link, rng) }
+        let mut high_dscp = [false; 64];
+        for &d in &self.high_dscp {
+            high_dscp[d as usize] = true;
+        }
+        StrictPriority { high_flows, high_dscp, high: Fifo::default(), high_limit: self.high_limit.unwrap_or(QueueLimit::Packets(100)), low: self.low.build(link, rng) }
     }
 }
 
@@ -46,6 +59,7 @@ impl StrictPriorityConfig {
 #[derive(Clone, Debug)]
 pub struct StrictPriority {
     high_flows: Vec<u32>,
+    high_dscp: [bool; 64],
     high: Fifo,
     high_limit: QueueLimit,
     low: Qdisc,
@@ -53,7 +67,8 @@ pub struct StrictPriority {
 
 impl QueueDisc for StrictPriority {
     fn enqueue(&mut self, now: Nanos, pkt: Pkt, out: &mut Vec<Action>) -> bool {
-        if self.high_flows.binary_search(&pkt.flow).is_err() {
+        let high = self.high_dscp[(pkt.dscp & 63) as usize] || self.high_flows.binary_search(&pkt.flow).is_ok();
+        if !high {
             return self.low.enqueue(now, pkt, out);
         }
         let view = QueueView { backlog: self.high.backlog(), limit: self.high_limit };
@@ -121,6 +136,14 @@ mod tests {
         let order: Vec<u32> = std::iter::from_fn(|| q.dequeue(2, &mut out).map(|p| p.id)).collect();
         assert_eq!(order, vec![10, 11, 0, 1, 2, 3, 4]);
         assert_eq!(q.probe_names()[..2], ["high_packets", "prob"]);
+        // Selection by DSCP: an EF-marked packet of any flow jumps the queue.
+        let json = r#"{"type":"strict_priority","high_dscp":[46],"low":{"type":"drop_tail","limit":{"packets":10}}}"#;
+        let mut q = serde_json::from_str::<QdiscConfig>(json).unwrap().build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
+        q.enqueue(0, Pkt::new(1, 1000, 3), &mut out);
+        q.enqueue(0, Pkt { dscp: 46, ..Pkt::new(2, 200, 3) }, &mut out);
+        assert_eq!(q.dequeue(1, &mut out).map(|p| p.id), Some(2));
+        let dscp: QdiscConfig = serde_json::from_str(r#"{"type":"strict_priority","high_dscp":[64],"low":{"type":"drop_tail","limit":{"packets":1}}}"#).unwrap();
+        assert_eq!(dscp.validate(), Err("high_dscp: 64 is outside the accepted range [0, 63]".into()));
         let bad: QdiscConfig = serde_json::from_str(r#"{"type":"strict_priority","high_flows":[],"low":{"type":"codel","target_s":-1}}"#).unwrap();
         assert!(bad.validate().unwrap_err().starts_with("low.target_s"));
     }

@@ -48,6 +48,7 @@ pub fn tcp_dumbbell(n: u32, rate_bps: u64, rtt_ns: u64, limit: QueueLimit, durat
             stop_ns: None,
             packet_size: 1000,
             app: App::Bulk,
+            dscp: 0,
             marker: None,
         }],
         traces: no_traces(),

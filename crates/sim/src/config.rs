@@ -89,6 +89,9 @@ pub struct FlowGroup {
     pub packet_size: u32,
     /// The application (TCP groups; UDP sources are constant-bit-rate).
     pub app: App,
+    /// DiffServ code point of the group's data packets (0..=63).
+    #[serde(default)]
+    pub dscp: u8,
     /// Per Packet Value marking of the group's data packets (see [`crate::ppv`]).
     #[serde(default)]
     pub marker: Option<crate::ppv::MarkerConfig>,
@@ -218,6 +221,9 @@ impl FlowGroup {
     fn validate(&self) -> Result<(), String> {
         if self.count == 0 {
             return Err("count: must be >= 1".into());
+        }
+        if self.dscp > 63 {
+            return Err(format!("dscp: {} is outside the accepted range [0, 63]", self.dscp));
         }
         if self.packet_size < crate::net::HEADER_BYTES + 1 {
             return Err(format!("packet_size: must exceed the {}-byte header", crate::net::HEADER_BYTES));

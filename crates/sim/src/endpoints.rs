@@ -64,6 +64,7 @@ pub fn build_flows(cfg: &SimConfig) -> Vec<Flow> {
                 access_delay_ns,
                 receiver_delay_ns: group.receiver_delay_ns,
                 packet_size: group.packet_size,
+                dscp: group.dscp,
                 app,
                 endpoint: idle_endpoint(group),
                 stats: FlowStats::default(),
@@ -156,7 +157,8 @@ impl Simulation {
         for s in segs.drain(..) {
             let len = self.flows[f].segment_len(s.seq);
             let pv = self.ppv.mark(f, now, len);
-            self.send(Packet { ecn, cwr: s.cwr, conn, pv, ..Packet::data(f as u32, len, s.seq, now) });
+            let dscp = self.flows[f].dscp;
+            self.send(Packet { ecn, cwr: s.cwr, conn, pv, dscp, ..Packet::data(f as u32, len, s.seq, now) });
         }
         self.segments = segs;
         if complete {
@@ -278,7 +280,8 @@ impl Simulation {
         let len = flow.packet_size;
         self.sched.after(gap, Event::UdpSend { flow: f as u32 });
         let pv = self.ppv.mark(f, now, len);
-        self.send(Packet { ecn, pv, ..Packet::data(f as u32, len, seq, now) });
+        let dscp = flow.dscp;
+        self.send(Packet { ecn, pv, dscp, ..Packet::data(f as u32, len, seq, now) });
     }
 }
 

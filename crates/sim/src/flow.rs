@@ -47,6 +47,8 @@ pub struct Flow {
     pub access_delay_ns: Nanos,
     pub receiver_delay_ns: Nanos,
     pub packet_size: u32,
+    /// DiffServ code point of the flow's data packets.
+    pub dscp: u8,
     pub app: App,
     pub endpoint: Endpoint,
     pub stats: FlowStats,

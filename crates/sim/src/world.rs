@@ -249,14 +249,14 @@ impl Simulation {
                 Fate::Pass => {}
                 Fate::Mark => p.ecn = Ecn::Ce,
                 Fate::Drop => {
-                    let pkt = Pkt { id, len: p.len, flow: p.flow, ecn: p.ecn, pv: p.pv, enqueued_at: now };
+                    let pkt = Pkt { id, len: p.len, flow: p.flow, ecn: p.ecn, pv: p.pv, dscp: p.dscp, enqueued_at: now };
                     self.impairment_drop(l, pkt);
                     return;
                 }
             }
         }
         let p = self.arena.get(id);
-        let pkt = Pkt { id, len: p.len, flow: p.flow, ecn: p.ecn, pv: p.pv, enqueued_at: now };
+        let pkt = Pkt { id, len: p.len, flow: p.flow, ecn: p.ecn, pv: p.pv, dscp: p.dscp, enqueued_at: now };
         let link = &mut self.links[l as usize];
         link.qdisc.as_mut().expect("rated link has a queue").enqueue(now, pkt, &mut self.actions);
         self.apply_actions(l);

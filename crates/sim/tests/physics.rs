@@ -23,6 +23,7 @@ fn udp_group(count: u32, rate_bps: u64, start: u64, stop: Option<u64>, access: u
         stop_ns: stop,
         packet_size: 1000,
         app: App::Bulk,
+        dscp: 0,
         marker: None,
     }
 }

@@ -30,6 +30,7 @@ fn tcp_class(name: &str, tvf: TvfConfig, flows: u32, conns: u32, access_ns: u64)
         stop_ns: None,
         packet_size: 1500,
         app: App::Bulk,
+        dscp: 0,
         marker: Some(MarkerConfig { tvf, kind: token_bucket(), connections_per_flow: Some(conns) }),
     }
 }
@@ -124,6 +125,7 @@ fn background_udp_cannot_take_more_than_its_share() {
         stop_ns: None,
         packet_size: 1500,
         app: App::Bulk,
+        dscp: 0,
         marker: Some(MarkerConfig { tvf: TvfConfig::Background, kind: token_bucket(), connections_per_flow: Some(1) }),
     });
     let mut sim = Simulation::new(c).unwrap();

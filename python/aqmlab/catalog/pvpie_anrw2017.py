@@ -264,6 +264,11 @@ S2 = Experiment(
                     "paper's own explanation of Fig. 10). The Background sources' share of their desired "
                     "rate is reported as background_share_of_desired; the paper gives no number for it.",
                     lo=0.85, asserted_quick=True),
+        Expectation("background_share_of_desired", "Read strictly: the Background UDP flows get no more than "
+                    "their own TVF share.", "Fig. 10, §4",
+                    "Issue 7's wording taken literally, with 25 % of slack. The paper's Fig. 10 itself shows the "
+                    "CBR sources above their share while TCP recovers from losses, so a deviation here is the "
+                    "mechanism the paper describes, reported rather than hidden.", hi=1.25),
         Expectation("ratio_worst_rel_err", "Gold and Silver get close to their desired shares.", "Fig. 10, §4",
                     "±25 % on the Gold/Silver ratio after each 5 s transient (issue 7's band).", hi=0.25),
         Expectation("qdelay_p50_s", "The median queue delay is near the 40 ms target.", "§4",

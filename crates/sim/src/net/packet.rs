@@ -42,6 +42,8 @@ pub struct Packet {
     pub ts: Nanos,
     /// Per-Packet Value code carried in the header (0 when unused).
     pub pv: u8,
+    /// DiffServ code point of the flow (RFC 2474).
+    pub dscp: u8,
     /// TCP flags: ECE on ACKs, CWR on data (RFC 3168 §6.1).
     pub ece: bool,
     pub cwr: bool,
@@ -65,6 +67,7 @@ impl Packet {
             seq,
             ts: now,
             pv: 0,
+            dscp: 0,
             ece: false,
             cwr: false,
             conn: 0,
