@@ -10,11 +10,8 @@ with CUBIC's window law (``cc = "cubic"``) and ECN where the slides say CUBIC.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
-from ..scenario import Scenario
 from . import metrics, plotting
 from .builders import dumbbell, tcp, udp
 from .core import Analysis, Expectation, Experiment, Paper
@@ -298,31 +295,17 @@ VOIP_RATE = "64kbps"
 VOIP_SIZE = 200
 
 
-def _priority_scenario(d: dict) -> Scenario:
-    """The scenario ``d`` with a strict-priority VoIP class (flow 0) in front of its FQ_PIE queue.
-
-    Work-around: Scenario.from_dict cannot resolve a strict_priority queue (its resolved form is
-    written with a top-level ``limit``, which that discipline does not have: KeyError 'limit' in
-    scenario._to_resolved). So the scenario is resolved with the inner FQ_PIE as the bottleneck
-    queue, and the priority class is then put around that resolved discipline in both forms."""
-    inner = Scenario.from_dict(d)
-    wrap = {"type": "strict_priority", "high_flows": [0], "high_limit": {"packets": 100}}
-    resolved = copy.deepcopy(inner.resolved)
-    resolved["bottleneck"]["queue"] = {**wrap, "low": resolved["bottleneck"]["queue"]}
-    sim = copy.deepcopy(inner.sim_config)
-    sim["bottleneck"]["queue"] = {**wrap, "low": sim["bottleneck"]["queue"]}
-    return Scenario(resolved=resolved, sim_config=sim)
-
-
 def _fq_scenarios(quick: bool) -> dict:
     out = {}
     for label, with_udp in (("tcp", False), ("tcp+udp", True)):
-        flows = [udp(1, VOIP_RATE, name="voip", packet_size=VOIP_SIZE), tcp(5, name="tcp")]
+        # VoIP marked EF (DSCP 46), the class the priority queue serves first.
+        flows = [udp(1, VOIP_RATE, name="voip", packet_size=VOIP_SIZE, dscp=46), tcp(5, name="tcp")]
         if with_udp:
             flows.append(udp(1, "6Mbps", name="udp6"))
-        out[label] = _priority_scenario(dumbbell(
-            f"pie-slides13-fqpie-voip-{label}", queue={"type": "fq_pie", "limit": "200p", "pie": {"profile": "paper"}},
-            flows=flows, duration=30 if quick else 100, warmup=10, rate="5Mbps", sojourn=True))
+        queue = {"type": "strict_priority", "high_dscp": [46], "high_limit": "100p",
+                 "low": {"type": "fq_pie", "limit": "200p", "pie": {"profile": "paper"}}}
+        out[label] = dumbbell(f"pie-slides13-fqpie-voip-{label}", queue=queue, flows=flows,
+                              duration=30 if quick else 100, warmup=10, rate="5Mbps", sojourn=True)
     return out
 
 
@@ -387,11 +370,7 @@ FQPIE_VOIP = Experiment(
            "unresponsive CBR (the slides call it 'reliable UDP')."),
            ("FQ_PIE follows Linux sch_fq_pie (a PIE per flow queue) with the paper's PIE profile; the slides do not "
            "say how their FQ_PIE combined the per-queue and aggregate probabilities. The priority class is chosen by "
-           "flow id (packets carry no DSCP in the simulator)."),
-           ("Work-around: aqmlab's scenario resolver fails on a strict_priority queue (KeyError 'limit' in "
-           "scenario._to_resolved); the scenario is resolved with FQ_PIE as the queue and the priority class is "
-           "wrapped around the resolved FQ_PIE afterwards (same discipline the Rust library would build). The "
-           "resolved TOML below therefore cannot be loaded back until that is fixed.")),
+           "DSCP: the VoIP flow is marked EF (46).")),
 )
 
 
