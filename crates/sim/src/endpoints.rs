@@ -139,7 +139,7 @@ impl Simulation {
         let complete = tx.is_complete();
         let flow = &mut self.flows[f];
         let st = &mut flow.stats;
-        let deltas: Vec<u64> = after.iter().zip(before).map(|(a, b)| a - b).collect();
+        let deltas: [u64; 4] = std::array::from_fn(|i| after[i] - before[i]);
         st.retransmits += deltas[0];
         st.timeouts += deltas[1];
         st.fast_recoveries += deltas[2];
