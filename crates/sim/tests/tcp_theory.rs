@@ -60,50 +60,86 @@ fn one_sack_flow_keeps_a_bdp_buffer_busy() {
     assert_eq!(s.flows[0].counts.timeouts, 0);
 }
 
-/// The loss rates at which a lost segment's recovery round trip is a small part of a cycle.
-/// The square-root law assumes the window halves at once; with drops, SACK recovery spends one
-/// RTT at half the window (RFC 6675 sends nothing until the pipe falls below ssthresh), a
-/// cost the law omits: (3/8)W² + W/2 = 1/p instead of (3/8)W² = 1/p. At p = 0.01 and 0.03
-/// this puts every loss-based TCP (NewReno, NewReno with delayed ACKs, CUBIC) 15-22 % below
-/// the law; ECN marks, which need no recovery, follow it at every p (see the CE test).
-const LAW_HOLDS: [f64; 2] = [0.001, 0.003];
-
-/// At the higher loss rates: below the law (the recovery round trip), never by more than a
-/// quarter.
-fn below_the_law_by_the_recovery_cost(rate: f64, law: f64, what: &str) {
-    assert!(rate < law && rate > 0.75 * law, "{what}: {rate:.1} vs law {law:.1}");
+/// Goodput in packets per round trip of a window-based TCP under deterministic loss, counted
+/// in whole rounds, the way a real sender moves: every round trip it sends its window as one
+/// burst, the window grows by `a` packets per round (1 with an ACK per segment, 1/2 with
+/// delayed ACKs and no byte counting, α_cubic in CUBIC's Reno-friendly region), and a loss
+/// costs a recovery round in which RFC 6675 sends only the reduced window βW (retransmission
+/// included) and the window does not grow. One cycle between losses is therefore
+///   growth rounds βW, βW + a, ..., W:  n = (1 − β)W/a + 1 rounds averaging (1 + β)W/2;
+///   the recovery round:                 βW packets;
+/// and holds the `every` packets between two drops:
+///   (1 + β)(1 − β)/(2a)·W² + ((1 + β)/2 + β)·W = every,
+/// of which every − 1 are delivered in n + 1 rounds. The square-root law is this cycle's
+/// limit of large W, with the recovery round and the last growth round dropped: the two
+/// O(1/W) terms cost about 2 % each at p = 0.001 but about 10 % each at p = 0.03 (W = 8): a
+/// faithful NewReno+SACK trails √(3/2)/(RTT√p) by 15 % at p = 0.01 and 22 % at p = 0.03.
+/// Worked case, Reno at p = 1/34: 3W²/8 + 5W/4 = 34 gives W = 8 exactly, six rounds,
+/// 33/6 = 5.5 packets per round trip, 55.0 packets/s at 100 ms, against the law's 71.4.
+fn whole_round_rate(every: u64, beta: f64, a: f64) -> f64 {
+    let qa = (1.0 + beta) * (1.0 - beta) / (2.0 * a);
+    let qb = (1.0 + beta) / 2.0 + beta;
+    let w = (-qb + (qb * qb + 4.0 * qa * every as f64).sqrt()) / (2.0 * qa);
+    let rounds = (1.0 - beta) * w / a + 2.0;
+    (every - 1) as f64 / rounds
 }
 
 #[test]
-fn periodic_loss_follows_the_square_root_law() {
-    // NewReno+SACK, ACK per segment, per-ACK growth: rate = sqrt(3/2)/(RTT·sqrt(p)) packets/s.
-    let ecn = TcpConfig { ecn: EcnMode::Classic, ..profile("ns2-sack") };
+fn the_whole_round_model_reproduces_the_worked_case_and_converges_to_the_law() {
+    assert!((whole_round_rate(34, 0.5, 1.0) - 5.5).abs() < 1e-12);
+    // Reno at p = 0.001: 3W²/8 + 5W/4 = 1000 gives W = 50 and 27 rounds.
+    assert!((whole_round_rate(1000, 0.5, 1.0) - 999.0 / 27.0).abs() < 1e-12);
+    // As p → 0 the cycle becomes the law's sawtooth.
+    let p = 1e-7f64;
+    assert!((whole_round_rate(1e7 as u64, 0.5, 1.0) / (1.5 / p).sqrt() - 1.0).abs() < 1e-3);
+}
+
+/// Whether a faithful TCP can meet a band around a continuous formula at all: where the
+/// whole-round model itself falls outside the band, no sender that pays RFC 6675's recovery
+/// round can be inside it, and the model is asserted instead.
+fn band_is_reachable(every: u64, beta: f64, a: f64, formula_per_rtt: f64, band: f64) -> bool {
+    (whole_round_rate(every, beta, a) / formula_per_rtt - 1.0).abs() < band
+}
+
+#[test]
+fn periodic_loss_follows_the_whole_round_model_and_the_square_root_law_where_it_applies() {
+    // NewReno+SACK, ACK per segment, per-ACK growth: the law is sqrt(3/2)/(RTT·sqrt(p)).
+    let mut law_checked = 0;
     for p in PS {
+        let every = (1.0 / p).ceil() as u64;
         let (rate, s) = lossy_path(profile("ns2-sack"), periodic(p), false, 100 * MS, 300);
-        let want = (1.5 / p).sqrt() / 0.1;
         assert_eq!(s.flows[0].counts.timeouts, 0, "p {p}");
-        if LAW_HOLDS.contains(&p) {
-            assert!((rate / want - 1.0).abs() < 0.10, "p {p}: {rate:.1} vs {want:.1} packets/s");
-        } else {
-            below_the_law_by_the_recovery_cost(rate, want, &format!("p {p}"));
-            // The same TCP reacting to marks has no recovery to pay for, and is faster.
-            let (marked, _) = lossy_path(ecn.clone(), periodic(p), true, 100 * MS, 300);
-            assert!(rate < marked, "p {p}: drops {rate:.1} should trail marks {marked:.1}");
+        // ±3 %: besides what the model counts, half the cycles at p = 0.01 lose one more round
+        // when the drop falls among the last two segments of its burst, so that the third
+        // duplicate ACK comes from the next burst (measured: 104.2 against 105.6).
+        let model = whole_round_rate(every, 0.5, 1.0) / 0.1;
+        let law = (1.5 / p).sqrt() / 0.1;
+        eprintln!("NewReno+SACK p {p}: {rate:.1} packets/s, whole-round {model:.1}, law {law:.1}");
+        assert!((rate / model - 1.0).abs() < 0.03, "p {p}: {rate:.1} vs whole-round {model:.1} packets/s");
+        if band_is_reachable(every, 0.5, 1.0, law * 0.1, 0.10) {
+            assert!((rate / law - 1.0).abs() < 0.10, "p {p}: {rate:.1} vs law {law:.1} packets/s");
+            law_checked += 1;
         }
     }
+    assert_eq!(law_checked, 2, "the law band is asserted at p = 0.001 and 0.003");
 }
 
 #[test]
-fn delayed_acks_without_byte_counting_give_the_three_quarters_law() {
-    // ns-3's TCP: delayed ACKs every 2nd segment and growth per ACK halve the increase:
-    // rate = sqrt(3/4)/(RTT·sqrt(p)).
+fn delayed_acks_without_byte_counting_follow_the_half_growth_model() {
+    // ns-3's TCP: delayed ACKs every 2nd segment and growth per ACK halve the increase; the
+    // law becomes sqrt(3/4)/(RTT·sqrt(p)) and the whole-round model takes a = 1/2.
     for p in PS {
+        let every = (1.0 / p).ceil() as u64;
         let (rate, _) = lossy_path(profile("ns3"), periodic(p), false, 100 * MS, 300);
-        let want = (0.75 / p).sqrt() / 0.1;
-        if LAW_HOLDS.contains(&p) {
-            assert!((rate / want - 1.0).abs() < 0.10, "p {p}: {rate:.1} vs {want:.1} packets/s");
-        } else {
-            below_the_law_by_the_recovery_cost(rate, want, &format!("p {p}"));
+        // ±8 %: a burst of odd length leaves its last segment to the 200 ms delayed-ACK
+        // timer, longer than the round trip, so small windows lose part of a segment per
+        // round that the model does not count (measured −0.3 % at p = 0.001, −6.5 % at 0.03).
+        let model = whole_round_rate(every, 0.5, 0.5) / 0.1;
+        let law = (0.75 / p).sqrt() / 0.1;
+        eprintln!("delayed ACKs p {p}: {rate:.1} packets/s, whole-round {model:.1}, law {law:.1}");
+        assert!((rate / model - 1.0).abs() < 0.08, "p {p}: {rate:.1} vs whole-round {model:.1} packets/s");
+        if band_is_reachable(every, 0.5, 0.5, law * 0.1, 0.10) {
+            assert!((rate / law - 1.0).abs() < 0.10, "p {p}: {rate:.1} vs law {law:.1} packets/s");
         }
     }
 }
@@ -119,20 +155,32 @@ fn cubic_expected_window(p: f64, rtt_s: f64) -> f64 {
 
 #[test]
 fn cubic_average_window_under_periodic_loss() {
-    // At 100 ms the Reno-friendly region rules for every p of the issue. The cubic curve rules
-    // at longer RTTs and lower p; there a cycle must span many RTTs for the deterministic
-    // formula (which ignores the recovery round trip) to apply: at 300 ms and p = 3e-4 a
-    // cycle is K ≈ 5.5 s, 18 round trips.
-    for (p, rtt) in [(0.001, 100), (0.003, 100), (0.01, 100), (0.03, 100), (0.0003, 300), (0.0001, 300)] {
+    // At 100 ms the Reno-friendly region rules for every p of the issue; its whole-round model
+    // has β = 0.7 and a = α_cubic = 3(1 − β)/(1 + β). The cubic curve rules at longer RTTs and
+    // lower p; there a cycle spans many round trips (K ≈ 5.5 s at 300 ms and p = 3e-4, 18
+    // round trips), and the formula needs no whole-round correction.
+    let (beta, alpha) = (0.7, 3.0 * 0.3 / 1.7);
+    let mut band_checked = 0;
+    for (p, rtt) in [(0.001f64, 100), (0.003, 100), (0.01, 100), (0.03, 100), (0.0003, 300), (0.0001, 300)] {
         let rtt_s = rtt as f64 / 1000.0;
+        let every = (1.0 / p).ceil() as u64;
         let (rate, _) = lossy_path(profile("linux"), periodic(p), false, rtt * MS, 1200);
         let want = cubic_expected_window(p, rtt_s) / rtt_s;
-        if p < 0.005 {
+        let reno_friendly = rtt == 100;
+        eprintln!("CUBIC p {p} RTT {rtt} ms: {rate:.1} packets/s, RFC 9438 {want:.1}");
+        if !reno_friendly || band_is_reachable(every, beta, alpha, want * rtt_s, 0.15) {
             assert!((rate / want - 1.0).abs() < 0.15, "p {p}, RTT {rtt} ms: {rate:.1} vs {want:.1} packets/s");
-        } else {
-            below_the_law_by_the_recovery_cost(rate, want, &format!("CUBIC p {p}"));
+            band_checked += 1;
+        }
+        if reno_friendly && p >= 0.01 {
+            // ±6 %: near W_max the cubic curve still adds a little growth the model does not
+            // count (measured +3.5 % at p = 0.01, −2.5 % at 0.03).
+            let model = whole_round_rate(every, beta, alpha) / rtt_s;
+            eprintln!("  whole-round {model:.1}");
+            assert!((rate / model - 1.0).abs() < 0.06, "p {p}: {rate:.1} vs whole-round {model:.1} packets/s");
         }
     }
+    assert_eq!(band_checked, 5, "the RFC 9438 band is asserted everywhere except p = 0.03");
     assert!(cubic_expected_window(0.0003, 0.3) > 2.0 * (1.5f64 / 0.0003).sqrt(), "the cubic region is tested");
 }
 
