@@ -1,4 +1,6 @@
-"""Scenarios shared by the Python tests."""
+"""Scenarios and helpers shared by the Python tests."""
+
+import argparse
 
 
 def small_scenario(**over) -> dict:
@@ -17,3 +19,13 @@ def small_scenario(**over) -> dict:
     }
     d.update(over)
     return d
+
+
+def run_analysis_cli(argv: list[str]) -> int:
+    """Runs an ``aqmlab`` analysis subcommand (design, margins, response) in-process."""
+    from aqmlab.analysis.cli import register
+
+    parser = argparse.ArgumentParser(prog="aqmlab")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)

@@ -1,17 +1,7 @@
 """``register`` adds working ``design`` and ``margins`` subcommands."""
 
-import argparse
-
 import pytest
-
-from aqmlab.analysis.cli import register
-
-
-def run(argv):
-    parser = argparse.ArgumentParser(prog="aqmlab")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return args.func(args)
+from support import run_analysis_cli as run
 
 
 def test_design_pi_prints_example2(capsys):

@@ -7,15 +7,19 @@
 * :mod:`.design`: Hollot's Propositions 1 and 2, the bilinear map to digital (a, b).
 * :mod:`.pie_maps`: the PIE HPSR 2013 §V maps (Figs. 13–16) and the check of its claims.
 * :mod:`.fluid`: the Misra–Gong–Towsley fluid model with sampled AQMs, batched in numpy.
-* :mod:`.cli`: ``register(subparsers)`` for ``aqmlab design`` and ``aqmlab margins``.
+* :mod:`.response`: TCP response functions (square-root law, whole-round, PFTK, CUBIC).
+* :mod:`.cli`: ``register(subparsers)`` for ``aqmlab design``, ``aqmlab margins`` and
+  ``aqmlab response`` (:mod:`.response_cli`).
 
-Nothing here imports the compiled ``aqmlab._core``.
+Nothing here imports the compiled ``aqmlab._core``, except ``aqmlab response --simulate``,
+which runs scenarios through :mod:`aqmlab.api`.
 """
 
 from .design import design_p, design_pi, design_red, digital_to_pi, pi_to_digital
 from .fluid import bench_fluid, fluid_run, simulate, to_dataframe
 from .margins import Margins, pade_margins, stability_margins
 from .pie_maps import check_paper_claims, pie_margins
+from .response import cubic_rfc9438, pftk, response_table, square_root_law, whole_round
 from .plant import (
     TcpPlant,
     autotune_factor,
@@ -35,6 +39,7 @@ __all__ = [
     "autotune_factor",
     "bench_fluid",
     "check_paper_claims",
+    "cubic_rfc9438",
     "design_p",
     "design_pi",
     "design_red",
@@ -42,14 +47,18 @@ __all__ = [
     "fluid_run",
     "p_controller",
     "pade_margins",
+    "pftk",
     "pi2_controller",
     "pi_controller",
     "pi_to_digital",
     "pie_controller",
     "pie_margins",
     "red_controller",
+    "response_table",
     "sampler_delay",
     "simulate",
+    "square_root_law",
     "stability_margins",
     "to_dataframe",
+    "whole_round",
 ]

@@ -1,4 +1,4 @@
-"""``aqmlab design`` and ``aqmlab margins``: argparse subcommands for the top-level CLI.
+"""``aqmlab design``, ``aqmlab margins`` and ``aqmlab response``: argparse subcommands for the top-level CLI.
 
 The top-level parser calls :func:`register` with its subparsers object; every subcommand sets
 ``func`` to a callable taking the parsed ``argparse.Namespace`` and returning an exit code.
@@ -41,6 +41,7 @@ from .plant import (
     pi_controller,
     red_filter_pole,
 )
+from . import response_cli
 from .plots import bode_png, curves_png, map_png
 
 
@@ -95,7 +96,7 @@ def _capacity(args: argparse.Namespace) -> float:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``design`` and ``margins`` subcommands to ``subparsers``."""
+    """Add the ``design``, ``margins`` and ``response`` subcommands to ``subparsers``."""
     d = subparsers.add_parser("design", help="Hollot design rules: RED, P (Prop. 1), PI (Prop. 2)",
                               description="Design an AQM controller for N >= N-, R0 <= R+ "
                                           "(defaults: INFOCOM 2001 Examples 1 and 2).")
@@ -131,6 +132,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     m.add_argument("--fs", type=_positive, default=160.0, help="pi: sampling frequency, Hz")
     m.add_argument("-o", "--output", type=Path, default=None, help="directory for PNG figures")
     m.set_defaults(func=_margins)
+
+    response_cli.register(subparsers, _positive, _probability, _reporting_errors)
 
 
 @_reporting_errors
