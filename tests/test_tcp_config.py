@@ -28,6 +28,55 @@ def test_profiles_expand_and_overrides_apply():
     assert Scenario.from_dict(s.resolved).sim_config == s.sim_config
 
 
+def test_hystart_is_a_flow_group_setting_on_in_the_linux_profile():
+    def transport(**kw):
+        s = Scenario.from_dict(tcp_group(**kw))
+        assert s.resolved["flows"][0]["hystart"] == s.sim_config["flows"][0]["transport"]["hystart"]
+        assert Scenario.from_dict(s.resolved).sim_config == s.sim_config
+        return s.sim_config["flows"][0]["transport"]["hystart"]
+
+    # Linux's tcp_cubic runs HyStart by default; the ns-2 and ns-3 NewReno have none.
+    assert [transport(profile=p) for p in ("linux", "ns2-sack", "ns3", "ns3.26")] == [True, False, False, False]
+    assert transport(profile="ns3", cc="cubic", hystart=True) is True
+    assert transport(profile="linux", hystart=False) is False
+    # Linux's Reno and DCTCP have no HyStart: choosing one in the linux profile turns it off,
+    # unless the file asks for it.
+    assert transport(profile="linux", cc="newreno") is False
+    assert transport(profile="linux", cc="dctcp") is False
+    assert transport(profile="linux", cc="newreno", hystart=True) is True
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.hystart: expected true or false, got 'yes'"):
+        Scenario.from_dict(tcp_group(hystart="yes"))
+
+
+def test_hystart_from_a_toml_file_ends_slow_start_before_the_overflow(tmp_path):
+    # One CUBIC flow over 100 Mb/s, 50 ms, with two BDPs of DropTail buffer (1250 packets):
+    # without HyStart slow start overflows the buffer in its first half second and loses
+    # thousands of packets; with it, slow start ends before the queue fills and nothing is
+    # dropped in the first 3 s (crates/sim/tests/hystart.rs checks the timing).
+    toml = """
+name = "hystart"
+duration = "3s"
+[bottleneck]
+rate = "100Mbps"
+delay = "10ms"
+queue = {type = "drop_tail", limit = "1250p"}
+[[flows]]
+type = "tcp"
+profile = "ns3"
+cc = "cubic"
+hystart = true
+rtt = "50ms"
+"""
+    (tmp_path / "h.toml").write_text(toml)
+    on = Scenario.load(tmp_path / "h.toml")
+    assert on.resolved["flows"][0]["hystart"] is True
+    assert "hystart = true" in on.to_toml()
+    off = on.with_values({"flows[0].hystart": False})
+    r_on, r_off = aqmlab.run(on, progress=False), aqmlab.run(off, progress=False)
+    assert r_on.summary["dropped"] == 0, r_on.summary["dropped"]
+    assert r_off.summary["dropped"] > 625, r_off.summary["dropped"]
+
+
 def test_dctcp_gets_its_echo_and_ecn_true_means_classic():
     t = Scenario.from_dict(tcp_group(cc="dctcp")).sim_config["flows"][0]["transport"]
     assert t["ecn"] == "dctcp"

@@ -323,6 +323,8 @@ _TCP_FIELDS = {
     "timestamps": ("timestamps", _bool, _same),
     "ack_every": ("ack_every", _int(1, 64), _same),
     "delack_timeout": ("delack_timeout_ns", _positive(units.duration_ns), units.fmt_duration),
+    # HyStart, Linux tcp_cubic's slow-start exit (on in the linux profile): see tcp/hystart.rs.
+    "hystart": ("hystart", _bool, _same),
 }
 
 
@@ -449,6 +451,9 @@ def _resolve_tcp(g: dict, path: str) -> dict:
     overrides = {_TCP_FIELDS[k][0]: g[k] for k in _TCP_FIELDS if g[k] is not None}
     if g["cc"] == "dctcp" and g["ecn"] is None:
         overrides["ecn"] = "dctcp"  # DCTCP needs its exact echo (RFC 8257 §3.2)
+    if g["profile"] == "linux" and g["cc"] not in (None, "cubic") and g["hystart"] is None:
+        # Linux runs HyStart inside tcp_cubic only: its Reno and DCTCP have none.
+        overrides["hystart"] = False
     try:
         return json.loads(_core.resolve_tcp(g["profile"], json.dumps(overrides)))
     except ValueError as e:

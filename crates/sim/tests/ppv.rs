@@ -18,12 +18,13 @@ fn token_bucket() -> MarkerKind {
     MarkerKind::TokenBucket { depth_ns: 40 * MS, regions_per_decade: 30, min_rate_bps: 1e4, max_rate_bps: 1e10 }
 }
 
-/// `flows` policy flows of `conns` CUBIC connections each, marked with `tvf`.
+/// `flows` policy flows of `conns` CUBIC connections each, marked with `tvf`; without HyStart,
+/// as the PVPIE paper's NS-3 NSC (Linux 2.6.26, before tcp_cubic had it) ran.
 fn tcp_class(name: &str, tvf: TvfConfig, flows: u32, conns: u32, access_ns: u64) -> FlowGroup {
     FlowGroup {
         name: name.into(),
         count: flows * conns,
-        transport: Transport::Tcp(TcpConfig::profile("linux").unwrap()),
+        transport: Transport::Tcp(TcpConfig { hystart: false, ..TcpConfig::profile("linux").unwrap() }),
         access_delay_ns: Dist::Fixed(access_ns),
         receiver_delay_ns: 0,
         start_ns: Dist::Uniform { lo: 0, hi: 100 * MS },

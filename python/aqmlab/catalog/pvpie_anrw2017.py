@@ -43,7 +43,8 @@ STEP = 30.0            # Table 1 footnote: the load or capacity changes every 30
 TRANSIENT = 5.0        # issue 7: shares are judged after each change's 5 s transient
 MARKER = {"type": "token_bucket", "depth": "40ms"}
 NOTES = (
-    "TCP is our CUBIC (RFC 9438) in the `linux` profile, not NS-3 NSC's Linux stack.",
+    ("TCP is our CUBIC (RFC 9438) in the `linux` profile, not NS-3 NSC's Linux stack, and without HyStart: "
+     "NSC runs Linux 2.6.26, and tcp_cubic gained HyStart in 2.6.29."),
     ("TVFs: the policy of Fig. 1's text, built as V_c(x) = V_G(k_c(x)·x) from one reference Gold "
     "curve (sim::ppv::tvf); the printed curves were not available."),
     "Packet size 1500 B, buffer 1000 packets and the marker's 40 ms bucket depth are our choices.",
@@ -54,7 +55,7 @@ def _policy_group(name: str, tvf: str, flows_at: list[float], conns: int, rtt: s
     """Policy flows of class ``tvf`` starting at ``flows_at`` (s), each of ``conns`` CUBIC
     connections; the connections of a flow start 20 ms apart, flows 3 ms apart."""
     starts = [f"{t + 0.003 * i + 0.020 * j:.3f}s" for i, t in enumerate(flows_at) for j in range(conns)]
-    return {"name": name, "type": "tcp", "profile": "linux", "count": len(starts), "rtt": rtt,
+    return {"name": name, "type": "tcp", "profile": "linux", "hystart": False, "count": len(starts), "rtt": rtt,
             "start": starts, "packet_size": "1500B",
             "marker": {"tvf": tvf, "connections_per_flow": conns, **MARKER}}
 

@@ -29,6 +29,12 @@ pub enum ReduceFrom {
 /// CUBIC constants of RFC 9438 §4.
 pub const CUBIC_C: f64 = 0.4;
 pub const CUBIC_BETA: f64 = 0.7;
+/// Until its first congestion event CUBIC grows at least 1/20 segment per segment
+/// acknowledged, 5 % per round trip: Linux's bictcp_update caps its ACK count at 20 while
+/// last_max_cwnd is 0, and ns-3's TcpCubic does the same (CntClamp = 20). Not in RFC 9438; it
+/// only acts when slow start ended without a loss (HyStart), where the curve with K = 0 and
+/// W_max = cwnd would otherwise be almost flat for seconds.
+pub const CUBIC_NO_MAX_GROWTH: f64 = 1.0 / 20.0;
 /// DCTCP's EWMA gain g = 1/16 (RFC 8257 §4.2, Linux dctcp_shift_g = 4).
 pub const DCTCP_G: f64 = 1.0 / 16.0;
 
@@ -184,14 +190,16 @@ impl CubicState {
         // §4.3: W_est grows like Reno scaled by α_cubic, which becomes 1 past W_max.
         let alpha = if self.w_est >= self.w_max { 1.0 } else { 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA) };
         self.w_est += alpha * n / *cwnd;
-        if w_cubic(t) < self.w_est {
+        let grown = if w_cubic(t) < self.w_est {
             // Reno-friendly region.
-            *cwnd = self.w_est;
-            return;
-        }
-        // §4.4: aim at W_cubic one RTT ahead, clamped to [cwnd, 1.5 cwnd].
-        let target = w_cubic(t + srtt).clamp(*cwnd, 1.5 * *cwnd);
-        *cwnd += (target - *cwnd) / *cwnd * n;
+            self.w_est
+        } else {
+            // §4.4: aim at W_cubic one RTT ahead, clamped to [cwnd, 1.5 cwnd].
+            let target = w_cubic(t + srtt).clamp(*cwnd, 1.5 * *cwnd);
+            *cwnd + (target - *cwnd) / *cwnd * n
+        };
+        let floor = if self.w_max == 0.0 { *cwnd + CUBIC_NO_MAX_GROWTH * n } else { 0.0 };
+        *cwnd = grown.max(floor);
     }
 }
 
@@ -248,6 +256,22 @@ mod tests {
         cc.ssthresh_on_congestion(80.0, 80.0, ReduceFrom::Cwnd, false);
         let Cc::Cubic(s) = &cc else { unreachable!() };
         assert!((s.w_max - 80.0 * 0.85).abs() < 1e-12);
+    }
+
+    #[test]
+    fn cubic_grows_five_percent_per_round_trip_before_its_first_congestion_event() {
+        // Slow start ended at 100 segments without a loss (HyStart): W_max is 0, the epoch's
+        // curve starts flat at cwnd (K = 0) and W_est grows 1/cwnd per segment; the floor of
+        // Linux and ns-3 gives 1/20 per segment instead.
+        let mut cc = Cc::new("cubic").unwrap();
+        let mut w = 100.0;
+        cc.on_ack(&mut w, 100.0, 1, Growth::ByteCounting, 5.0, 0.05);
+        assert_eq!(w, 100.05);
+        // The first congestion event sets W_max and ends the floor: back to RFC 9438 growth.
+        cc.ssthresh_on_congestion(w, w, ReduceFrom::Cwnd, false);
+        let mut w = 70.0;
+        cc.on_ack(&mut w, 70.0, 1, Growth::ByteCounting, 6.0, 0.05);
+        assert!((w - (70.0 + 3.0 * 0.3 / 1.7 / 70.0)).abs() < 1e-12, "{w}");
     }
 
     #[test]

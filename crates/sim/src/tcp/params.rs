@@ -57,6 +57,16 @@ pub struct TcpConfig {
     pub ack_every: u32,
     /// The delayed-ACK timer.
     pub delack_timeout_ns: Nanos,
+    /// HyStart, the hybrid slow start Linux's tcp_cubic runs by default (net/ipv4/tcp_cubic.c:
+    /// hystart = 1, hystart_detect = 3, i.e. the ACK-train and the delay detectors;
+    /// hystart_low_window = 16 segments; hystart_ack_delta 2 ms; 8 RTT samples per round; delay
+    /// threshold clamp(min RTT/8, 4 ms, 16 ms)): slow start ends (ssthresh = cwnd) when a
+    /// round's ACK train outlasts half the minimum RTT or its RTT rises by the threshold, before
+    /// the queue overflows. It is a slow-start exit rule, so it applies to every congestion
+    /// control (Reno and DCTCP too, as RFC 9406's HyStart++ does; Linux itself runs it only
+    /// inside CUBIC). See [`super::hystart`]. Absent from older scenario files: off.
+    #[serde(default)]
+    pub hystart: bool,
 }
 
 impl TcpConfig {
@@ -76,6 +86,7 @@ impl TcpConfig {
         if self.cc == "dctcp" && self.ecn != EcnMode::Dctcp {
             return Err("ecn: DCTCP needs ecn = \"dctcp\" (the exact echo of RFC 8257)".into());
         }
+        // `hystart` needs no check: every congestion control here has a slow start to end.
         Ok(())
     }
 }
@@ -101,7 +112,11 @@ impl TcpConfig {
     ///   delayed ACKs 2/200 ms, timestamps, limited transmit.
     /// - `linux`: CUBIC with SACK, PRR, byte counting, β applied to cwnd, IW 10 (RFC 6928),
     ///   RTO_MIN 200 ms, delayed ACKs with the 40 ms minimum ATO, timestamps, SACKed data
-    ///   kept across a timeout. Not modelled: HyStart, RACK-TLP, pacing.
+    ///   kept across a timeout, HyStart (tcp_cubic's default). Not modelled: RACK-TLP, pacing.
+    ///   The scenario front end turns HyStart off when another congestion control is chosen in
+    ///   this profile without saying `hystart` (Linux's Reno and DCTCP have none).
+    ///
+    /// HyStart is off in the other three: the NewReno of ns-2 and ns-3 has none.
     ///
     /// ECN is off in all of them (ns-2's ecn_ = 0; Linux only accepts it by default).
     pub fn profile(name: &str) -> Option<TcpConfig> {
@@ -125,6 +140,7 @@ impl TcpConfig {
             timestamps: true,
             ack_every: 2,
             delack_timeout_ns: 200 * MS,
+            hystart: false,
         };
         Some(match name {
             "ns2-sack" => TcpConfig {
@@ -150,6 +166,7 @@ impl TcpConfig {
                 min_rto_ns: 200 * MS,
                 max_rto_ns: 120 * S,
                 delack_timeout_ns: 40 * MS,
+                hystart: true,
                 ..base
             },
             _ => return None,
@@ -171,6 +188,17 @@ mod tests {
         assert_eq!((ns2.initial_cwnd, ns2.min_rto_ns, ns2.clock_granularity_ns, ns2.ack_every), (2, 200 * MS, 10 * MS, 1));
         assert_eq!(all[2].sack, false);
         assert_eq!(all[3].cc, "cubic");
+        assert_eq!(all.iter().map(|c| c.hystart).collect::<Vec<_>>(), vec![false, false, false, true]);
         assert!(TcpConfig::profile("bsd").is_none());
+    }
+
+    #[test]
+    fn hystart_defaults_to_off_when_absent() {
+        // Resolved configurations written before the field existed still load, with it off.
+        let mut v = serde_json::to_value(TcpConfig::profile("linux").unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("hystart");
+        let c: TcpConfig = serde_json::from_value(v).unwrap();
+        assert!(!c.hystart);
+        c.validate().unwrap();
     }
 }

@@ -1,12 +1,14 @@
-//! The TCP sender: slow start and congestion avoidance through a [`Cc`], loss recovery by
-//! SACK (RFC 6675, optionally with PRR, RFC 6937) or NewReno (RFC 6582), limited transmit
-//! (RFC 3042), the ECN reaction (RFC 3168 §6.1.2), and the retransmission timer (RFC 6298).
+//! The TCP sender: slow start and congestion avoidance through a [`Cc`], optionally ended early
+//! by [`HyStart`], loss recovery by SACK (RFC 6675, optionally with PRR, RFC 6937) or NewReno
+//! (RFC 6582), limited transmit (RFC 3042), the ECN reaction (RFC 3168 §6.1.2), and the
+//! retransmission timer (RFC 6298).
 
 use std::collections::{BTreeSet, VecDeque};
 
 use aqm::Nanos;
 
 use super::cc::{Cc, Growth, ReduceFrom};
+use super::hystart::{Exit, HyStart};
 use super::params::{EcnMode, TcpConfig};
 use super::rto::RttEstimator;
 use super::scoreboard::Scoreboard;
@@ -32,6 +34,8 @@ pub struct AckIn<'a> {
 #[derive(Clone, Debug)]
 pub struct TcpSender {
     cc: Cc,
+    /// The slow-start exit detector, when configured.
+    hystart: Option<HyStart>,
     sack: bool,
     prr: bool,
     limited_transmit: bool,
@@ -89,6 +93,8 @@ pub struct TcpSender {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
+    /// Slow starts ended by HyStart.
+    pub hystart_exits: u64,
 }
 
 impl TcpSender {
@@ -96,6 +102,7 @@ impl TcpSender {
     pub fn new(cfg: &TcpConfig, total_segments: Option<u64>) -> Self {
         TcpSender {
             cc: Cc::new(&cfg.cc).expect("validated congestion control"),
+            hystart: cfg.hystart.then(HyStart::default),
             sack: cfg.sack,
             prr: cfg.prr,
             limited_transmit: cfg.limited_transmit,
@@ -136,6 +143,7 @@ impl TcpSender {
             timeouts: 0,
             fast_recoveries: 0,
             ecn_reductions: 0,
+            hystart_exits: 0,
         }
     }
 
@@ -161,6 +169,12 @@ impl TcpSender {
     /// DCTCP's α, for traces.
     pub fn dctcp_alpha(&self) -> Option<f64> {
         self.cc.alpha()
+    }
+
+    /// The HyStart detector that ended the current slow start (None: HyStart off, or slow
+    /// start not ended by it since the last timeout).
+    pub fn hystart_exit(&self) -> Option<Exit> {
+        self.hystart.as_ref().and_then(HyStart::found)
     }
 
     /// The application starts: send what the window allows.
@@ -223,6 +237,17 @@ impl TcpSender {
         if newly_acked > 0 {
             self.take_rtt_sample(now, a.ack, a.echo);
             self.sb.advance(a.ack);
+            if let Some(h) = &mut self.hystart {
+                // Before the window grows on this ACK, as Linux calls pkts_acked before
+                // cong_avoid: an exit makes cwnd = ssthresh, so the ACK grows it in congestion
+                // avoidance. The echoed send time gives the RTT at full resolution (Linux uses
+                // its own microsecond transmit stamps here, not the RTO's clock).
+                let slow_start = self.recovery.is_none() && self.cwnd < self.ssthresh;
+                if h.on_ack(now, now.saturating_sub(a.echo), a.ack, self.snd_max, self.cwnd, slow_start).is_some() {
+                    self.ssthresh = self.cwnd;
+                    self.hystart_exits += 1;
+                }
+            }
         }
         // RFC 6937 DeliveredData: the cumulative advance plus the change in SACKed data.
         let delivered = (newly_acked + self.sb.sacked()).saturating_sub(sacked_before);
@@ -397,6 +422,10 @@ impl TcpSender {
         }
         self.rto_streak += 1;
         self.cwnd = 1.0;
+        if let Some(h) = &mut self.hystart {
+            // Linux's cubictcp_state on TCP_CA_Loss: the next slow start runs HyStart afresh.
+            h.on_timeout(now, self.snd_max);
+        }
         self.rtt.back_off();
         self.end_recovery();
         // RFC 6582 §4: duplicate ACKs for data sent before the timeout start no fast
@@ -773,6 +802,113 @@ mod tests {
         // Past the window (snd_max was 10 at the cut), ECE reduces again.
         s.on_ack(3 * MS, &AckIn { ack: 11, sack: &[], ece: true, echo: 0 }, &mut out);
         assert_eq!(s.ecn_reductions, 2);
+    }
+
+    /// An ideal path for HyStart: one ACK per segment, the ACK of segment `s` sent at `sent`
+    /// arriving at `arrive(s, sent, arrival of the previous ACK)`. The sender starts at 0 and
+    /// the first `n` ACKs are taken in order; returns the sender and, per ACK, (arrival,
+    /// cwnd before it, ssthresh after it).
+    fn drive(cfg: &TcpConfig, n: usize, arrive: impl Fn(u64, Nanos, Nanos) -> Nanos) -> (TcpSender, Vec<(Nanos, f64, f64)>) {
+        let mut s = TcpSender::new(cfg, None);
+        let mut out = Vec::new();
+        let (mut sent, mut arrival): (Vec<Nanos>, Vec<Nanos>) = (Vec::new(), Vec::new());
+        let mut log = Vec::new();
+        let mut now = 0;
+        s.start(now, &mut out);
+        for k in 0..=n {
+            for seg in out.drain(..) {
+                assert!(!seg.retransmit && seg.seq as usize == sent.len());
+                let prev = arrival.last().copied().unwrap_or(0);
+                sent.push(now);
+                arrival.push(arrive(seg.seq, now, prev).max(prev));
+            }
+            if k == n {
+                break;
+            }
+            now = arrival[k];
+            let cwnd = s.cwnd;
+            s.on_ack(now, &AckIn { ack: k as u64 + 1, sack: &[], ece: false, echo: sent[k] }, &mut out);
+            log.push((now, cwnd, s.ssthresh));
+        }
+        (s, log)
+    }
+
+    /// Linux's TCP with HyStart on or off and an initial window `iw`.
+    fn hystart_cfg(on: bool, iw: u32) -> TcpConfig {
+        TcpConfig { hystart: on, initial_cwnd: iw, ..TcpConfig::profile("linux").unwrap() }
+    }
+
+    /// The first ACK (1-based) after which ssthresh is finite, with that ssthresh.
+    fn first_exit(log: &[(Nanos, f64, f64)]) -> Option<(usize, f64)> {
+        log.iter().position(|l| l.2.is_finite()).map(|i| (i + 1, log[i].2))
+    }
+
+    #[test]
+    fn hystart_delay_exit_in_the_round_whose_rtt_rises() {
+        // IW 16, 100 ms RTT, every burst's ACKs arriving together (no train). With one
+        // segment per ACK and +1 per ACK the rounds are: ACKs 1-16 (segments 0-15, end_seq
+        // 16), ACKs 17-48 (end_seq 48), ACKs 49-112. From segment 48 on, the RTT is 100 ms +
+        // η (12.5 ms) + 1 ns: the third round's ninth ACK, ACK 57, exits, with ssthresh = cwnd
+        // = 16 + 56 = 72 before that ACK grows it.
+        let eta = 12_500_000;
+        let path = |rise: Nanos| move |s: u64, sent: Nanos, _: Nanos| sent + 100 * MS + if s >= 48 { rise } else { 0 };
+        let (s, log) = drive(&hystart_cfg(true, 16), 300, path(eta + 1));
+        assert_eq!(first_exit(&log), Some((57, 72.0)));
+        assert_eq!(log[56].1, 72.0, "ssthresh is the window before the exit ACK");
+        assert_eq!((s.hystart_exits, s.hystart_exit()), (1, Some(Exit::Delay)));
+        assert_eq!(s.timeouts + s.fast_recoveries, 0);
+        // A rise of exactly η is not enough (Linux compares strictly): slow start goes on.
+        let (s, log) = drive(&hystart_cfg(true, 16), 300, path(eta));
+        assert_eq!((first_exit(&log), s.hystart_exits), (None, 0));
+        assert_eq!(s.cwnd, 16.0 + 300.0);
+        // Off: the same path never leaves slow start.
+        let (s, log) = drive(&hystart_cfg(false, 16), 300, path(eta + 1));
+        assert_eq!((first_exit(&log), s.hystart_exit()), (None, None));
+    }
+
+    #[test]
+    fn hystart_ack_train_exit_past_half_the_min_rtt() {
+        // A bottleneck of one segment per ms and 100 ms base RTT: each ACK comes 1 ms after the
+        // previous one or 100 ms after its segment left. Rounds as above; the third (ACKs
+        // 49-112) starts at 300 ms with a continuous train, and its ACK at 351 ms, the first
+        // past delay_min/2 = 50 ms, exits: ACK 100, cwnd 16 + 99 = 115. The round minimum
+        // stays at the 100 ms base, so the delay detector is quiet.
+        let path = |_: u64, sent: Nanos, prev: Nanos| (sent + 100 * MS).max(prev + MS);
+        let (s, log) = drive(&hystart_cfg(true, 16), 300, path);
+        assert_eq!(first_exit(&log), Some((100, 115.0)));
+        assert_eq!(log[99].0, 351 * MS);
+        assert_eq!(s.hystart_exit(), Some(Exit::AckTrain));
+        let (_, log) = drive(&hystart_cfg(false, 16), 300, path);
+        assert_eq!(first_exit(&log), None);
+    }
+
+    #[test]
+    fn hystart_waits_for_sixteen_segments() {
+        // IW 2 over a 10 ms path with a bottleneck of one segment per ms: delay_min/2 = 5 ms,
+        // and the third round's ACKs (7-14, at 30-37 ms) already form a 7 ms train, which
+        // would end slow start at ACK 13 with cwnd 14. HyStart waits for cwnd 16 (ACK 15, at
+        // 40 ms, opens its first round) and exits on that round's train at 46 ms: ACK 21,
+        // cwnd 1 + 21 = 22.
+        let path = |_: u64, sent: Nanos, prev: Nanos| (sent + 10 * MS).max(prev + MS);
+        let (s, log) = drive(&hystart_cfg(true, 2), 100, path);
+        assert_eq!(log[6..14].iter().map(|l| l.0 / MS).collect::<Vec<_>>(), (30..38).collect::<Vec<_>>());
+        assert_eq!((log[12].1, log[14].1), (14.0, 16.0));
+        assert_eq!(first_exit(&log), Some((21, 22.0)));
+        assert_eq!(log[20].0, 46 * MS);
+        assert_eq!(s.hystart_exit(), Some(Exit::AckTrain));
+    }
+
+    #[test]
+    fn a_timeout_rearms_hystart() {
+        let path = |s: u64, sent: Nanos, _: Nanos| sent + 100 * MS + if s >= 48 { 20 * MS } else { 0 };
+        let (mut s, log) = drive(&hystart_cfg(true, 16), 100, path);
+        assert_eq!(first_exit(&log), Some((57, 72.0)));
+        let mut out = Vec::new();
+        let t = log.last().unwrap().0 + s.rtt.rto();
+        s.on_timeout(t, &mut out);
+        assert_eq!((s.cwnd, s.hystart_exit(), s.hystart_exits), (1.0, None, 1));
+        let h = s.hystart.as_ref().unwrap();
+        assert_eq!((h.delay_min(), h.round_end()), (0, s.snd_max));
     }
 
     #[test]
