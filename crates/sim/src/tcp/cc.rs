@@ -138,9 +138,16 @@ impl Cc {
         }
     }
 
-    /// A retransmission timeout: the same ssthresh rule, and CUBIC restarts its epoch.
+    /// A retransmission timeout: the same ssthresh rule, and CUBIC restarts its epoch from
+    /// scratch. RFC 9438 §4.8: the first congestion avoidance after a timeout runs the curve
+    /// with K = 0 and W_max (and W_est) at the window it starts from; forgetting W_max here
+    /// gives exactly that when the epoch starts, as Linux's bictcp_reset on TCP_CA_Loss does.
     pub fn ssthresh_on_timeout(&mut self, cwnd: f64, flight: f64, from: ReduceFrom) -> f64 {
-        self.ssthresh_on_congestion(cwnd, flight, from, false)
+        let ssthresh = self.ssthresh_on_congestion(cwnd, flight, from, false);
+        if let Cc::Cubic(s) = self {
+            s.w_max = 0.0;
+        }
+        ssthresh
     }
 
     /// DCTCP's per-ACK bookkeeping (RFC 8257 §3.3): bytes acknowledged and bytes marked; once
@@ -272,6 +279,23 @@ mod tests {
         let mut w = 70.0;
         cc.on_ack(&mut w, 70.0, 1, Growth::ByteCounting, 6.0, 0.05);
         assert!((w - (70.0 + 3.0 * 0.3 / 1.7 / 70.0)).abs() < 1e-12, "{w}");
+    }
+
+    #[test]
+    fn cubic_after_a_timeout_starts_its_curve_at_the_current_window() {
+        // A loss at 100 remembers W_max = 100; a timeout at 80 then forgets it (RFC 9438
+        // §4.8): ssthresh 56, and the epoch that starts at cwnd 60 has K = 0 and its plateau
+        // at 60, where the loss alone would have aimed back at W_max = 68 (fast convergence).
+        let mut cc = Cc::new("cubic").unwrap();
+        cc.ssthresh_on_congestion(100.0, 100.0, ReduceFrom::Cwnd, false);
+        assert_eq!(cc.ssthresh_on_timeout(80.0, 80.0, ReduceFrom::Cwnd), 56.0);
+        let mut w = 60.0;
+        cc.on_ack(&mut w, 56.0, 1, Growth::ByteCounting, 3.0, 0.1);
+        let Cc::Cubic(s) = &cc else { unreachable!() };
+        assert_eq!((s.k, s.origin, s.w_max), (0.0, 60.0, 0.0));
+        // W_est started at 60 and grew by 1/60 (α = 1 past W_max); the 5 % floor is larger.
+        assert_eq!(s.w_est, 60.0 + 1.0 / 60.0);
+        assert_eq!(w, 60.0 + CUBIC_NO_MAX_GROWTH);
     }
 
     #[test]
