@@ -116,7 +116,9 @@ impl TcpConfig {
     ///   The scenario front end turns HyStart off when another congestion control is chosen in
     ///   this profile without saying `hystart` (Linux's Reno and DCTCP have none).
     ///
-    /// HyStart is off in the other three: the NewReno of ns-2 and ns-3 has none.
+    /// HyStart is off in the other three: the NewReno of ns-2 and ns-3 has none. ns-3's own
+    /// TcpCubic does run a HyStart by default (with a looser delay bound), so `ns3` with
+    /// `cc = "cubic"` imitates it more closely with `hystart = true`.
     ///
     /// ECN is off in all of them (ns-2's ecn_ = 0; Linux only accepts it by default).
     pub fn profile(name: &str) -> Option<TcpConfig> {
