@@ -325,6 +325,8 @@ _TCP_FIELDS = {
     "delack_timeout": ("delack_timeout_ns", _positive(units.duration_ns), units.fmt_duration),
     # HyStart, Linux tcp_cubic's slow-start exit (on in the linux profile): see tcp/hystart.rs.
     "hystart": ("hystart", _bool, _same),
+    # RACK-TLP loss detection, RFC 8985 (on in the linux profile): see tcp/sender.rs.
+    "rack": ("rack", _bool, _same),
 }
 
 

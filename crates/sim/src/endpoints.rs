@@ -188,12 +188,14 @@ impl Simulation {
         }
     }
 
-    /// Keeps one live timer event no later than the sender's deadline. A deadline that moved
-    /// later needs no new event: the live one fires early and re-arms (lazy cancellation).
+    /// Keeps one live timer event no later than the sender's earliest deadline (the RTO, and
+    /// with RACK-TLP the reordering timer and the probe timeout, RFC 8985 §6.3, §7.2: one timer
+    /// per connection, as in Linux). A deadline that moved later needs no new event: the live
+    /// one fires early and re-arms (lazy cancellation).
     fn sync_timer(&mut self, f: usize) {
         let flow = &mut self.flows[f];
         let Endpoint::Tcp { tx, .. } = &flow.endpoint else { return };
-        if let Some(d) = tx.rto_deadline {
+        if let Some(d) = tx.next_timer() {
             if flow.timer_at.is_none_or(|t| d < t) {
                 flow.timer_gen = flow.timer_gen.wrapping_add(1);
                 flow.timer_at = Some(d);
@@ -210,8 +212,8 @@ impl Simulation {
         }
         flow.timer_at = None;
         let Endpoint::Tcp { tx, .. } = &flow.endpoint else { return };
-        if tx.rto_deadline.is_some_and(|d| d <= now) {
-            self.with_sender(f, |tx, now, segs| tx.on_timeout(now, segs));
+        if tx.next_timer().is_some_and(|d| d <= now) {
+            self.with_sender(f, |tx, now, segs| tx.on_timer(now, segs));
         } else {
             self.sync_timer(f);
         }

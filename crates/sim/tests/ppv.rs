@@ -24,7 +24,7 @@ fn tcp_class(name: &str, tvf: TvfConfig, flows: u32, conns: u32, access_ns: u64)
     FlowGroup {
         name: name.into(),
         count: flows * conns,
-        transport: Transport::Tcp(TcpConfig { hystart: false, ..TcpConfig::profile("linux").unwrap() }),
+        transport: Transport::Tcp(TcpConfig { hystart: false, rack: false, ..TcpConfig::profile("linux").unwrap() }),
         access_delay_ns: Dist::Fixed(access_ns),
         receiver_delay_ns: 0,
         start_ns: Dist::Uniform { lo: 0, hi: 100 * MS },

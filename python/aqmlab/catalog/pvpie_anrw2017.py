@@ -55,7 +55,7 @@ def _policy_group(name: str, tvf: str, flows_at: list[float], conns: int, rtt: s
     """Policy flows of class ``tvf`` starting at ``flows_at`` (s), each of ``conns`` CUBIC
     connections; the connections of a flow start 20 ms apart, flows 3 ms apart."""
     starts = [f"{t + 0.003 * i + 0.020 * j:.3f}s" for i, t in enumerate(flows_at) for j in range(conns)]
-    return {"name": name, "type": "tcp", "profile": "linux", "hystart": False, "count": len(starts), "rtt": rtt,
+    return {"name": name, "type": "tcp", "profile": "linux", "hystart": False, "rack": False, "count": len(starts), "rtt": rtt,
             "start": starts, "packet_size": "1500B",
             "marker": {"tvf": tvf, "connections_per_flow": conns, **MARKER}}
 

@@ -1,7 +1,7 @@
 //! TCP as AQM research needs it: NewReno and SACK loss recovery (RFC 6582, RFC 6675), PRR
 //! (RFC 6937), limited transmit (RFC 3042), CUBIC (RFC 9438) and DCTCP (RFC 8257), HyStart
-//! (Linux tcp_cubic's hybrid slow start), ECN (RFC 3168), delayed ACKs (RFC 5681 §4.2),
-//! timestamps (RFC 7323) and the RTO of RFC 6298.
+//! (Linux tcp_cubic's hybrid slow start), RACK-TLP loss detection (RFC 8985), ECN (RFC 3168),
+//! delayed ACKs (RFC 5681 §4.2), timestamps (RFC 7323) and the RTO of RFC 6298.
 //!
 //! Sequence numbers count segments, not bytes: every segment but possibly the last of a finite
 //! transfer is full-sized, as in ns-2 and in the papers we reproduce. Both ends are state

@@ -67,6 +67,14 @@ pub struct TcpConfig {
     /// inside CUBIC). See [`super::hystart`]. Absent from older scenario files: off.
     #[serde(default)]
     pub hystart: bool,
+    /// RACK-TLP loss detection (RFC 8985), Linux's default since 4.18 (net.ipv4.tcp_recovery
+    /// = 1): a segment is lost when one sent after it has been delivered and a reordering
+    /// window has passed, which replaces the DupThresh rule (RFC 6675 IsLost) and Linux's
+    /// older lost-retransmission test; a tail loss probe (§7) at about 2·SRTT replaces the
+    /// RTO for a lost tail. Needs `sack`: without SACK the flag has no effect. See
+    /// [`super::sender`]. Absent from older scenario files: off.
+    #[serde(default)]
+    pub rack: bool,
 }
 
 impl TcpConfig {
@@ -112,13 +120,17 @@ impl TcpConfig {
     ///   delayed ACKs 2/200 ms, timestamps, limited transmit.
     /// - `linux`: CUBIC with SACK, PRR, byte counting, β applied to cwnd, IW 10 (RFC 6928),
     ///   RTO_MIN 200 ms, delayed ACKs with the 40 ms minimum ATO, timestamps, SACKed data
-    ///   kept across a timeout, HyStart (tcp_cubic's default). Not modelled: RACK-TLP, pacing.
+    ///   kept across a timeout, HyStart (tcp_cubic's default), RACK-TLP (RFC 8985, the default
+    ///   since Linux 4.18). Not modelled: pacing, RACK's adaptive reordering window.
     ///   The scenario front end turns HyStart off when another congestion control is chosen in
     ///   this profile without saying `hystart` (Linux's Reno and DCTCP have none).
     ///
     /// HyStart is off in the other three: the NewReno of ns-2 and ns-3 has none. ns-3's own
     /// TcpCubic does run a HyStart by default (with a looser delay bound), so `ns3` with
     /// `cc = "cubic"` imitates it more closely with `hystart = true`.
+    ///
+    /// RACK-TLP is off in the other three: ns-2 has none, ns-3 only as an option of recent
+    /// versions.
     ///
     /// ECN is off in all of them (ns-2's ecn_ = 0; Linux only accepts it by default).
     pub fn profile(name: &str) -> Option<TcpConfig> {
@@ -143,6 +155,7 @@ impl TcpConfig {
             ack_every: 2,
             delack_timeout_ns: 200 * MS,
             hystart: false,
+            rack: false,
         };
         Some(match name {
             "ns2-sack" => TcpConfig {
@@ -169,6 +182,7 @@ impl TcpConfig {
                 max_rto_ns: 120 * S,
                 delack_timeout_ns: 40 * MS,
                 hystart: true,
+                rack: true,
                 ..base
             },
             _ => return None,
@@ -191,6 +205,7 @@ mod tests {
         assert_eq!(all[2].sack, false);
         assert_eq!(all[3].cc, "cubic");
         assert_eq!(all.iter().map(|c| c.hystart).collect::<Vec<_>>(), vec![false, false, false, true]);
+        assert_eq!(all.iter().map(|c| c.rack).collect::<Vec<_>>(), vec![false, false, false, true]);
         assert!(TcpConfig::profile("bsd").is_none());
     }
 
@@ -199,8 +214,10 @@ mod tests {
         // Resolved configurations written before the field existed still load, with it off.
         let mut v = serde_json::to_value(TcpConfig::profile("linux").unwrap()).unwrap();
         v.as_object_mut().unwrap().remove("hystart");
+        v.as_object_mut().unwrap().remove("rack");
         let c: TcpConfig = serde_json::from_value(v).unwrap();
         assert!(!c.hystart);
+        assert!(!c.rack);
         c.validate().unwrap();
     }
 }

@@ -104,7 +104,13 @@ impl Scoreboard {
     /// the boundary L, so the segments in flight are those of [L, max) minus the SACKed ones
     /// there: only the few ranges above L are visited, not every hole of a large window.
     pub fn pipe(&self, una: u64, max: u64, high_rxt: Option<u64>, dup_thresh: u64) -> u64 {
-        let lost_end = self.lost_below(dup_thresh).clamp(una, max);
+        self.pipe_lost_below(una, max, high_rxt, self.lost_below(dup_thresh))
+    }
+
+    /// [`Self::pipe`] with the lost boundary given (RACK's, RFC 8985, instead of DupThresh's):
+    /// the un-SACKed segments below `lost_below` are lost unless retransmitted.
+    pub fn pipe_lost_below(&self, una: u64, max: u64, high_rxt: Option<u64>, lost_below: u64) -> u64 {
+        let lost_end = lost_below.clamp(una, max);
         let in_net = (max - lost_end) - self.sacked_in(lost_end, max);
         let rxt = high_rxt.map_or(0, |h| {
             let end = (h + 1).clamp(una, max);
@@ -122,6 +128,26 @@ impl Scoreboard {
             s = s.max(e);
         }
         (s < max).then_some(s)
+    }
+
+    /// Calls `f(a, b)` for every maximal un-SACKed run [a, b) within [from, to), in order.
+    /// Visits only the SACKed ranges that meet [from, to).
+    pub fn for_each_gap(&self, from: u64, to: u64, mut f: impl FnMut(u64, u64)) {
+        if from >= to {
+            return;
+        }
+        let mut pos = from;
+        let first = self.ranges.range(..=from).next_back().map_or(from, |(&s, _)| s);
+        for (&s, &e) in self.ranges.range(first..to) {
+            if s > pos {
+                f(pos, s);
+            }
+            pos = pos.max(e);
+            if pos >= to {
+                return;
+            }
+        }
+        f(pos, to);
     }
 
     /// The highest SACKed segment + 1 (0 when nothing is SACKed).
@@ -171,5 +197,22 @@ mod tests {
         two.add(4, 6);
         assert_eq!(two.lost_below(3), 0);
         assert_eq!(two.pipe(0, 6, None, 3), 4);
+    }
+
+    #[test]
+    fn gaps_are_the_unsacked_runs() {
+        let mut sb = Scoreboard::default();
+        sb.add(3, 6);
+        sb.add(7, 10);
+        let gaps = |a, b| {
+            let mut v = Vec::new();
+            sb.for_each_gap(a, b, |x, y| v.push((x, y)));
+            v
+        };
+        assert_eq!(gaps(0, 12), vec![(0, 3), (6, 7), (10, 12)]);
+        assert_eq!(gaps(4, 8), vec![(6, 7)]);
+        assert_eq!(gaps(3, 6), vec![]);
+        assert_eq!(gaps(5, 5), vec![]);
+        assert_eq!(sb.pipe_lost_below(0, 10, None, sb.lost_below(3)), sb.pipe(0, 10, None, 3));
     }
 }

@@ -1,7 +1,8 @@
 //! The TCP sender: slow start and congestion avoidance through a [`Cc`], optionally ended early
 //! by [`HyStart`], loss recovery by SACK (RFC 6675, optionally with PRR, RFC 6937) or NewReno
 //! (RFC 6582), limited transmit (RFC 3042), the ECN reaction (RFC 3168 §6.1.2), and the
-//! retransmission timer (RFC 6298).
+//! retransmission timer (RFC 6298), and optionally RACK-TLP loss detection (RFC 8985) in place
+//! of the DupThresh rule.
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -29,6 +30,60 @@ pub struct AckIn<'a> {
     pub sack: &'a [(u64, u64)],
     pub ece: bool,
     pub echo: Nanos,
+}
+
+/// RACK's state (RFC 8985 §6.1) and the per-segment transmit times it reads.
+#[derive(Clone, Debug, Default)]
+struct Rack {
+    /// Per outstanding segment, indexed by seq − snd_una: the time of its latest transmission
+    /// and whether that transmission was a retransmission (§6.1 Segment.xmit_ts and
+    /// Segment.retransmitted). A ring, so an ACK costs no allocation once it has grown.
+    xmit: VecDeque<(Nanos, bool)>,
+    /// RACK.xmit_ts and RACK.end_seq (one past the segment; 0: nothing delivered yet).
+    xmit_ts: Nanos,
+    end_seq: u64,
+    /// RACK.rtt: the RTT of that most recently sent delivered segment.
+    rtt: Nanos,
+    /// RACK.min_RTT: the least unambiguous per-segment RTT seen.
+    min_rtt: Nanos,
+    /// Segments never retransmitted are sent in sequence order, so their transmit times rise
+    /// with seq and RACK marks them lost oldest first: the un-SACKed, not retransmitted
+    /// segments below this boundary are the lost ones (§6.2 step 5's Segment.lost).
+    lost_below: u64,
+    /// The reordering timer (§6.3), when armed.
+    deadline: Option<Nanos>,
+}
+
+impl Rack {
+    /// RFC 8985 §6.2 steps 1-3 (RACK_update) for the newly delivered segments [a, b).
+    fn delivered(&mut self, now: Nanos, una: u64, a: u64, b: u64) {
+        for seq in a..b {
+            let (ts, rexmit) = self.xmit[(seq - una) as usize];
+            let rtt = now.saturating_sub(ts);
+            if rexmit {
+                // Step 2: a retransmitted segment acknowledged sooner than the minimum RTT was
+                // probably delivered by its original transmission (spurious retransmission):
+                // its sample says nothing about the retransmission's fate.
+                if rtt < self.min_rtt {
+                    continue;
+                }
+            } else {
+                self.min_rtt = self.min_rtt.min(rtt);
+            }
+            // Step 3: keep the most recently sent delivered segment (RACK_sent_after).
+            if ts > self.xmit_ts || (ts == self.xmit_ts && seq + 1 > self.end_seq) {
+                self.xmit_ts = ts;
+                self.end_seq = seq + 1;
+                self.rtt = rtt;
+            }
+        }
+    }
+
+    /// Whether segment `seq`, sent at `ts`, was sent before RACK's segment
+    /// (RACK_sent_after(RACK.xmit_ts, RACK.end_seq, ts, seq + 1)).
+    fn sent_before(&self, ts: Nanos, seq: u64) -> bool {
+        ts < self.xmit_ts || (ts == self.xmit_ts && seq + 1 < self.end_seq)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -67,9 +122,15 @@ pub struct TcpSender {
     sb: Scoreboard,
     /// RFC 6675 HighRxt: the highest segment retransmitted in this recovery.
     high_rxt: Option<u64>,
-    /// Retransmissions of this recovery with the `snd_max` at the time they were sent, oldest
-    /// first, to detect a lost retransmission.
-    rtx_marks: VecDeque<(u64, u64)>,
+    /// Retransmissions of this recovery with the `snd_max` and the time at which they were
+    /// sent, oldest first, to detect a lost retransmission.
+    rtx_marks: VecDeque<(u64, u64, Nanos)>,
+    /// RACK-TLP (RFC 8985), when configured (with SACK).
+    rack: Option<Rack>,
+    /// The tail loss probe timer (RFC 8985 §7.2), when armed.
+    pub tlp_deadline: Option<Nanos>,
+    /// §7.4: the `snd_max` when a probe was sent, until its ACK (one probe per tail).
+    tlp_high_seq: Option<u64>,
     /// Retransmissions found lost, to be sent again (they are out of the pipe meanwhile).
     relost: BTreeSet<u64>,
     prr_delivered: u64,
@@ -95,6 +156,8 @@ pub struct TcpSender {
     pub ecn_reductions: u64,
     /// Slow starts ended by HyStart.
     pub hystart_exits: u64,
+    /// Tail loss probes sent (RFC 8985 §7).
+    pub tlp_probes: u64,
 }
 
 impl TcpSender {
@@ -127,6 +190,9 @@ impl TcpSender {
             sb: Scoreboard::default(),
             high_rxt: None,
             rtx_marks: VecDeque::new(),
+            rack: (cfg.rack && cfg.sack).then(|| Rack { min_rtt: Nanos::MAX, ..Rack::default() }),
+            tlp_deadline: None,
+            tlp_high_seq: None,
             relost: BTreeSet::new(),
             prr_delivered: 0,
             prr_out: 0,
@@ -144,6 +210,7 @@ impl TcpSender {
             fast_recoveries: 0,
             ecn_reductions: 0,
             hystart_exits: 0,
+            tlp_probes: 0,
         }
     }
 
@@ -181,17 +248,218 @@ impl TcpSender {
     pub fn start(&mut self, now: Nanos, out: &mut Vec<Segment>) {
         self.active = true;
         self.send_allowed(now, out);
+        self.schedule_probe(now, true);
     }
 
     /// The application leaves: nothing more is sent, the timer stops.
     pub fn stop(&mut self) {
         self.active = false;
         self.rto_deadline = None;
+        self.tlp_deadline = None;
+        if let Some(r) = &mut self.rack {
+            r.deadline = None;
+        }
+    }
+
+    /// The earliest of the sender's timers (retransmission, RACK reordering, tail loss probe):
+    /// like Linux, the simulator runs them as one timer per connection.
+    pub fn next_timer(&self) -> Option<Nanos> {
+        let reo = self.rack.as_ref().and_then(|r| r.deadline);
+        [self.rto_deadline, reo, self.tlp_deadline].into_iter().flatten().min()
+    }
+
+    /// The timer fired at `now` (the caller checked `next_timer`): runs whichever is due.
+    pub fn on_timer(&mut self, now: Nanos, out: &mut Vec<Segment>) {
+        if self.rack.as_ref().and_then(|r| r.deadline).is_some_and(|d| d <= now) {
+            self.on_reordering_timeout(now, out);
+        } else if self.tlp_deadline.is_some_and(|d| d <= now) {
+            self.on_probe_timeout(now, out);
+        } else if self.rto_deadline.is_some_and(|d| d <= now) {
+            self.on_timeout(now, out);
+        }
+    }
+
+    /// The boundary below which un-SACKed segments are lost: RACK's (RFC 8985) or the
+    /// DupThresh rule's (RFC 6675 IsLost).
+    fn lost_end(&self) -> u64 {
+        match &self.rack {
+            Some(r) => r.lost_below,
+            None => self.sb.lost_below(self.dupack_threshold),
+        }
     }
 
     fn pipe(&self) -> u64 {
-        let pipe = self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupack_threshold);
+        let pipe = match &self.rack {
+            Some(r) => self.sb.pipe_lost_below(self.snd_una, self.snd_max, self.high_rxt, r.lost_below),
+            None => self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupack_threshold),
+        };
         pipe.saturating_sub(self.relost.len() as u64)
+    }
+
+    /// Marks losses during recovery: RACK's rule with RACK on (it finds lost retransmissions
+    /// too, RFC 8985 §2.2), otherwise DupThresh's with Linux's pre-RACK lost-retransmission test.
+    fn detect_losses(&mut self, now: Nanos) {
+        if self.rack.is_some() {
+            self.rack_detect(now);
+        } else {
+            self.detect_lost_retransmissions();
+        }
+    }
+
+    /// RFC 8985 §6.2 step 4 (RACK_update_reo_wnd without reordering seen: RACK.reord stays
+    /// false, as the simulated paths never reorder) and step 5 (RACK_detect_loss): every
+    /// un-SACKed segment not yet lost and sent before RACK's segment is lost once RACK.rtt +
+    /// reo_wnd has passed since it was sent; for the others the reordering timer is armed at
+    /// the latest such deadline (§6.2: `timeout = max(remaining, timeout)`). Returns whether a
+    /// segment was newly marked lost.
+    fn rack_detect(&mut self, now: Nanos) -> bool {
+        let Some(r) = &mut self.rack else { return false };
+        r.deadline = None;
+        if r.end_seq == 0 {
+            return false;
+        }
+        // Step 4: no reordering window in recovery or once DupThresh segments are SACKed.
+        // min(min_RTT/4, SRTT); before any SRTT (no handshake here) min_RTT/4 alone.
+        let srtt = self.rtt.srtt() as Nanos;
+        let reo_wnd = if self.recovery.is_some() || self.sb.sacked() >= self.dupack_threshold {
+            0
+        } else if srtt > 0 {
+            (r.min_rtt / 4).min(srtt)
+        } else {
+            r.min_rtt / 4
+        };
+        let una = self.snd_una;
+        let mut marked = false;
+        let mut timeout: Nanos = 0;
+        // Segments sent once: in sequence order, so in transmit order; the due ones are a prefix.
+        let mut pos = r.lost_below.max(una);
+        let mut prefix = true;
+        while let Some(seq) = self.sb.next_unsacked(pos, self.snd_max) {
+            let (ts, rexmit) = r.xmit[(seq - una) as usize];
+            pos = seq + 1;
+            if rexmit {
+                // Retransmissions are judged below, in the order they were sent.
+                if prefix {
+                    r.lost_below = pos;
+                }
+                continue;
+            }
+            if !r.sent_before(ts, seq) {
+                break;
+            }
+            let due = ts + r.rtt + reo_wnd;
+            if due <= now && prefix {
+                r.lost_below = pos;
+                marked = true;
+            } else {
+                prefix = false;
+                timeout = timeout.max(due.saturating_sub(now));
+            }
+        }
+        // Retransmissions of this recovery, oldest first (§2.2: a lost retransmission is found
+        // the same way, without waiting for the RTO).
+        let mut i = 0;
+        while let Some(&(seq, _, ts)) = self.rtx_marks.get(i) {
+            if seq < una || self.sb.is_sacked(seq) || r.xmit[(seq - una) as usize] != (ts, true) {
+                // Delivered, or sent again since.
+                self.rtx_marks.remove(i);
+                continue;
+            }
+            if !r.sent_before(ts, seq) {
+                break;
+            }
+            let due = ts + r.rtt + reo_wnd;
+            if due <= now {
+                self.rtx_marks.remove(i);
+                self.relost.insert(seq);
+                marked = true;
+            } else {
+                timeout = timeout.max(due - now);
+                i += 1;
+            }
+        }
+        self.relost.retain(|&s| s >= una);
+        if timeout > 0 {
+            r.deadline = Some(now + timeout);
+        }
+        marked
+    }
+
+    /// RACK out of recovery: whether a loss it detects starts fast recovery (RFC 8985 §6.2
+    /// replaces the DupThresh trigger; RFC 6675 §5 step 4's once-per-window rule still holds).
+    fn rack_starts_recovery(&mut self, now: Nanos) -> bool {
+        if self.recover.is_some_and(|r| self.snd_una < r) {
+            if let Some(r) = &mut self.rack {
+                r.deadline = None;
+            }
+            return false;
+        }
+        self.rack_detect(now)
+    }
+
+    /// RFC 8985 §7.2: (re)arms the probe timeout after new data went out or new data was
+    /// acknowledged, when SACK and RACK are on, data is in flight, nothing is SACKed, no
+    /// recovery (fast or after a timeout) is under way and no probe is outstanding; otherwise
+    /// disarms it. PTO = 2·SRTT, plus WCDelAckT = 200 ms when one segment is in flight (its
+    /// ACK may be delayed), and never later than the RTO.
+    fn schedule_probe(&mut self, now: Nanos, progress: bool) {
+        let allowed = self.rack.is_some()
+            && self.active
+            && self.snd_max > self.snd_una
+            && self.sb.is_empty()
+            && self.recovery.is_none()
+            && self.rto_streak == 0
+            && self.snd_nxt == self.snd_max
+            && self.tlp_high_seq.is_none();
+        if !allowed {
+            self.tlp_deadline = None;
+            return;
+        }
+        if !progress && self.tlp_deadline.is_some() {
+            return;
+        }
+        let srtt = self.rtt.srtt();
+        let mut pto = if srtt > 0.0 { (2.0 * srtt).round() as Nanos } else { 1_000_000_000 };
+        if srtt > 0.0 && self.flight() == 1 {
+            pto += 200_000_000;
+        }
+        let at = now + pto;
+        self.tlp_deadline = Some(self.rto_deadline.map_or(at, |r| at.min(r)));
+    }
+
+    /// RFC 8985 §7.3: the probe timeout fired: send one new segment if the application and
+    /// the receiver window allow (the congestion window does not apply), else retransmit the
+    /// highest segment sent; cwnd is not changed. The RTO is then re-armed, not the PTO: one
+    /// probe per tail. Its ACK, or the SACK of it, lets RACK find a lost tail.
+    fn on_probe_timeout(&mut self, now: Nanos, out: &mut Vec<Segment>) {
+        self.tlp_deadline = None;
+        if !self.active || self.snd_una >= self.snd_max || self.recovery.is_some() || self.tlp_high_seq.is_some() {
+            return;
+        }
+        self.tlp_probes += 1;
+        if self.snd_nxt == self.snd_max && self.snd_max < self.end() && self.snd_max - self.snd_una < self.rwnd {
+            self.send_new(now, out);
+        } else {
+            self.retransmit(now, self.snd_max - 1, out);
+        }
+        self.tlp_high_seq = Some(self.snd_max);
+        self.restart_timer(now);
+    }
+
+    /// RFC 8985 §6.3: the reordering timer fired; run detection again.
+    fn on_reordering_timeout(&mut self, now: Nanos, out: &mut Vec<Segment>) {
+        if let Some(r) = &mut self.rack {
+            r.deadline = None;
+        }
+        if !self.active || self.snd_una >= self.snd_max {
+            return;
+        }
+        if self.recovery.is_some() {
+            self.rack_detect(now);
+        } else if self.rack_starts_recovery(now) {
+            self.enter_recovery(now, 0, out);
+        }
+        self.send_allowed(now, out);
     }
 
     /// A retransmission is lost when DupThresh segments sent after it have been SACKed while
@@ -199,7 +467,7 @@ impl TcpSender {
     /// sent again, instead of waiting for the retransmission timer.
     fn detect_lost_retransmissions(&mut self) {
         let highest = self.sb.highest_sacked_end();
-        while let Some(&(seq, sent_after)) = self.rtx_marks.front() {
+        while let Some(&(seq, sent_after, _)) = self.rtx_marks.front() {
             if highest < sent_after + self.dupack_threshold {
                 break;
             }
@@ -218,6 +486,10 @@ impl TcpSender {
         self.high_rxt = None;
         self.rtx_marks.clear();
         self.relost.clear();
+        if let Some(r) = &mut self.rack {
+            // Lost marks not yet repaired are found again by the next detection.
+            r.lost_below = self.snd_una;
+        }
     }
 
     /// An acknowledgement arrived.
@@ -226,6 +498,16 @@ impl TcpSender {
             return;
         }
         let newly_acked = a.ack.saturating_sub(self.snd_una);
+        if let Some(r) = &mut self.rack {
+            // RFC 8985 §6.2 steps 1-3 over the newly delivered segments: the un-SACKed ones the
+            // cumulative ACK covers and the not yet SACKed parts of the SACK blocks.
+            let (una, max) = (self.snd_una, self.snd_max);
+            let floor = a.ack.max(una);
+            self.sb.for_each_gap(una, a.ack, |x, y| r.delivered(now, una, x, y));
+            for &(s, e) in a.sack {
+                self.sb.for_each_gap(s.max(floor), e.min(max), |x, y| r.delivered(now, una, x, y));
+            }
+        }
         let sacked_before = self.sb.sacked();
         let mut newly_sacked = 0;
         if self.sack {
@@ -261,7 +543,15 @@ impl TcpSender {
             // with SACK one that reports new data (RFC 6675 §2).
             self.on_dupack(now, delivered, out);
         }
+        let sent_new = self.snd_max;
         self.send_allowed(now, out);
+        if self.rack.is_some() {
+            // §7.4: the probe's episode ends with the ACK that covers it.
+            if self.tlp_high_seq.is_some_and(|h| a.ack >= h) {
+                self.tlp_high_seq = None;
+            }
+            self.schedule_probe(now, newly_acked > 0 || self.snd_max > sent_new);
+        }
     }
 
     fn take_rtt_sample(&mut self, now: Nanos, ack: u64, echo: Nanos) {
@@ -299,11 +589,15 @@ impl TcpSender {
     }
 
     fn on_new_ack(&mut self, now: Nanos, ack: u64, newly_acked: u64, delivered: u64, out: &mut Vec<Segment>) {
+        if let Some(r) = &mut self.rack {
+            r.xmit.drain(..(ack - self.snd_una) as usize);
+        }
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
         self.rto_streak = 0;
-        match self.recovery {
+        let recovery = self.recovery;
+        match recovery {
             Some(point) if ack >= point => {
                 // Full acknowledgement: recovery ends. RFC 6675 and RFC 6937 set cwnd to
                 // ssthresh; RFC 6582 §3.2 step 3 to min(ssthresh, FlightSize + 1).
@@ -314,7 +608,7 @@ impl TcpSender {
             Some(_) if self.sack => {
                 // RFC 6298 §5.3: new data acknowledged restarts the timer.
                 self.restart_timer(now);
-                self.detect_lost_retransmissions();
+                self.detect_losses(now);
                 if self.prr {
                     self.prr_update(delivered);
                 }
@@ -322,12 +616,16 @@ impl TcpSender {
             Some(_) => {
                 // RFC 6582 §3.2 step 3, partial acknowledgement: retransmit the next hole,
                 // deflate by the amount acknowledged and add back one segment.
-                self.retransmit(self.snd_una, out);
+                self.retransmit(now, self.snd_una, out);
                 self.cwnd = (self.cwnd - newly_acked as f64 + 1.0).max(1.0);
                 if !self.partial_seen {
                     self.partial_seen = true;
                     self.restart_timer(now);
                 }
+            }
+            None if self.rack.is_some() && self.rack_starts_recovery(now) => {
+                // RACK finds a loss on an ACK that also advances: recovery instead of growth.
+                self.enter_recovery(now, delivered, out);
             }
             None => {
                 if newly_acked > 0 {
@@ -351,9 +649,16 @@ impl TcpSender {
                 self.cwnd += 1.0;
                 return;
             }
-            self.detect_lost_retransmissions();
+            self.detect_losses(now);
             if self.prr {
                 self.prr_update(delivered);
+            }
+            return;
+        }
+        if self.rack.is_some() {
+            // RFC 8985 replaces the DupThresh rule (Linux tcp_recovery = 1).
+            if self.rack_starts_recovery(now) {
+                self.enter_recovery(now, delivered, out);
             }
             return;
         }
@@ -376,10 +681,10 @@ impl TcpSender {
         self.partial_seen = false;
         self.note_reduction();
         // Fast retransmit of the first segment presumed lost (RFC 6675 §5 step 4.3).
-        self.retransmit(self.snd_una, out);
+        self.retransmit(now, self.snd_una, out);
         if self.sack {
             self.high_rxt = Some(self.snd_una);
-            self.rtx_marks.push_back((self.snd_una, self.snd_max));
+            self.rtx_marks.push_back((self.snd_una, self.snd_max, now));
             self.cwnd = self.ssthresh;
             if self.prr {
                 self.recover_fs = flight;
@@ -410,6 +715,11 @@ impl TcpSender {
     /// The retransmission timer fired at `now` (the caller checked `rto_deadline`).
     pub fn on_timeout(&mut self, now: Nanos, out: &mut Vec<Segment>) {
         self.rto_deadline = None;
+        self.tlp_deadline = None;
+        self.tlp_high_seq = None;
+        if let Some(r) = &mut self.rack {
+            r.deadline = None;
+        }
         if !self.active || self.snd_una >= self.snd_max {
             return;
         }
@@ -444,8 +754,11 @@ impl TcpSender {
         }
     }
 
-    fn retransmit(&mut self, seq: u64, out: &mut Vec<Segment>) {
+    fn retransmit(&mut self, now: Nanos, seq: u64, out: &mut Vec<Segment>) {
         self.retransmits += 1;
+        if let Some(r) = &mut self.rack {
+            r.xmit[(seq - self.snd_una) as usize] = (now, true);
+        }
         // Karn: a segment timed across a retransmission gives an ambiguous sample.
         if self.timed.is_some_and(|(s, _)| s >= seq) {
             self.timed = None;
@@ -455,6 +768,12 @@ impl TcpSender {
 
     fn send_new(&mut self, now: Nanos, out: &mut Vec<Segment>) {
         let seq = self.snd_nxt;
+        if let Some(r) = &mut self.rack {
+            match r.xmit.get_mut((seq - self.snd_una) as usize) {
+                Some(x) => *x = (now, false),
+                None => r.xmit.push_back((now, false)),
+            }
+        }
         out.push(Segment { seq, retransmit: false, cwr: std::mem::take(&mut self.cwr_pending) });
         if self.timed.is_none() {
             self.timed = Some((seq, now));
@@ -490,7 +809,7 @@ impl TcpSender {
                     // Go-back-N after a timeout, over what the receiver has not SACKed.
                     let seq = self.snd_nxt;
                     if !self.sb.is_sacked(seq) {
-                        self.retransmit(seq, out);
+                        self.retransmit(now, seq, out);
                     }
                     self.snd_nxt += 1;
                 } else {
@@ -518,21 +837,21 @@ impl TcpSender {
     fn send_in_recovery(&mut self, now: Nanos, out: &mut Vec<Segment>) {
         let mut pipe = self.pipe() as f64;
         while self.cwnd - pipe >= 1.0 {
-            let lost_end = self.sb.lost_below(self.dupack_threshold);
+            let lost_end = self.lost_end();
             let from = self.snd_una.max(self.high_rxt.map_or(0, |h| h + 1));
             let hole = self.sb.next_unsacked(from, self.snd_max);
             match hole {
                 // A retransmission found lost goes first.
                 _ if !self.relost.is_empty() => {
                     let h = self.relost.pop_first().expect("non-empty");
-                    self.retransmit(h, out);
-                    self.rtx_marks.push_back((h, self.snd_max));
+                    self.retransmit(now, h, out);
+                    self.rtx_marks.push_back((h, self.snd_max, now));
                 }
                 // Rule 1: the first lost segment above HighRxt.
                 Some(h) if h < lost_end => {
-                    self.retransmit(h, out);
+                    self.retransmit(now, h, out);
                     self.high_rxt = Some(h);
-                    self.rtx_marks.push_back((h, self.snd_max));
+                    self.rtx_marks.push_back((h, self.snd_max, now));
                 }
                 // Rule 2: new data, if the receiver window allows.
                 _ if self.snd_max < self.end() && self.snd_max - self.snd_una < self.rwnd => {
@@ -540,9 +859,9 @@ impl TcpSender {
                 }
                 // Rule 3: an un-SACKed segment below the highest SACKed one.
                 Some(h) if h < self.sb.highest_sacked_end() => {
-                    self.retransmit(h, out);
+                    self.retransmit(now, h, out);
                     self.high_rxt = Some(h);
-                    self.rtx_marks.push_back((h, self.snd_max));
+                    self.rtx_marks.push_back((h, self.snd_max, now));
                 }
                 _ => break,
             }
@@ -909,6 +1228,183 @@ mod tests {
         assert_eq!((s.cwnd, s.hystart_exit(), s.hystart_exits), (1.0, None, 1));
         let h = s.hystart.as_ref().unwrap();
         assert_eq!((h.delay_min(), h.round_end()), (0, s.snd_max));
+    }
+
+    /// Linux's TCP (CUBIC, SACK, PRR, limited transmit, timestamps) with RACK-TLP on or off.
+    fn rack_cfg(on: bool) -> TcpConfig {
+        TcpConfig { rack: on, hystart: false, ..TcpConfig::profile("linux").unwrap() }
+    }
+
+    fn sack_ack(a: u64, sack: &[(u64, u64)], echo: Nanos) -> AckIn<'_> {
+        AckIn { ack: a, sack, ece: false, echo }
+    }
+
+    /// Segments 0..10 sent at 0 over a 100 ms path, one ACK per ms from 100 ms; segment 8,
+    /// the second-to-last of the burst, is lost. Returns the sender after the ACKs of 0..=7
+    /// and the first SACK (of 9, at 109 ms), with the new segments sent meanwhile and when.
+    fn loss_among_the_last_two(rack: bool) -> (TcpSender, Vec<(u64, Nanos)>) {
+        let (mut s, mut out) = with_window(&rack_cfg(rack), 10);
+        let mut sent = Vec::new();
+        for k in 0..8u64 {
+            s.on_ack((100 + k) * MS, &sack_ack(k + 1, &[], 0), &mut out);
+            sent.extend(out.drain(..).map(|seg| (seg.seq, (100 + k) * MS)));
+        }
+        s.on_ack(109 * MS, &sack_ack(8, &[(9, 10)], 0), &mut out);
+        sent.extend(out.drain(..).map(|seg| (seg.seq, 109 * MS)));
+        assert!(sent.iter().all(|&(q, _)| q >= 10), "only new data so far: {sent:?}");
+        assert!(!s.in_recovery());
+        (s, sent)
+    }
+
+    #[test]
+    fn rack_starts_recovery_a_quarter_min_rtt_after_the_first_sack() {
+        // RFC 8985 §6.2: segment 9 (sent at 0, like 8 but later in sequence) is delivered at
+        // 109 ms, so RACK.rtt = 109 ms; one SACKed segment is below DupThresh, so reo_wnd =
+        // min_RTT/4 = 25 ms (min_RTT 100 ms from segment 0). Segment 8 is lost at 0 + 109 +
+        // 25 = 134 ms, the first SACK's arrival + min_RTT/4: the reordering timer.
+        let (mut s, _) = loss_among_the_last_two(true);
+        assert_eq!(s.next_timer(), Some(134 * MS));
+        assert!(s.rto_deadline.unwrap() > 134 * MS && s.tlp_deadline.is_none());
+        let mut out = Vec::new();
+        s.on_timer(134 * MS, &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(out[0], Segment { seq: 8, retransmit: true, cwr: false });
+        assert_eq!((s.fast_recoveries, s.timeouts), (1, 0));
+    }
+
+    #[test]
+    fn dupthresh_starts_that_recovery_a_round_trip_later() {
+        // Without RACK the burst yields a single duplicate ACK (109 ms); the next two come
+        // from the new segments the ACKs of 0..=7 let out (at 100 and 101 ms, ACKed at 200 and
+        // 201 ms): recovery at 201 ms, 67 ms after RACK's 134 ms.
+        let (mut s, sent) = loss_among_the_last_two(false);
+        assert_eq!(s.next_timer(), s.rto_deadline);
+        let mut out = Vec::new();
+        let mut start = None;
+        assert_eq!(sent[..3], [(10, 100 * MS), (11, 101 * MS), (12, 102 * MS)]);
+        for &(q, t) in &sent {
+            s.on_ack(t + 100 * MS, &sack_ack(8, &[(9, 10), (10, q + 1)], t), &mut out);
+            if s.in_recovery() {
+                start = Some((q, t + 100 * MS));
+                break;
+            }
+        }
+        assert_eq!(start, Some((11, 201 * MS)));
+        assert_eq!(out.iter().find(|g| g.retransmit).map(|g| g.seq), Some(8));
+    }
+
+    #[test]
+    fn rack_marks_a_hole_lost_at_once_below_dupthresh_sacked_segments() {
+        // Segment 0 is delivered at 100 ms (min_RTT = SRTT = 100 ms), segment 1 is lost and
+        // 2, 3, 4 are SACKed at 102, 103, 104 ms. The first two SACKs arm the reordering timer
+        // (0 + 102 + 25, then 0 + 103 + 25 ms); with the third, three SACKed segments reach
+        // DupThresh, reo_wnd is 0 (§6.2 step 4) and 1 is lost at once.
+        let (mut s, mut out) = with_window(&rack_cfg(true), 10);
+        s.on_ack(100 * MS, &sack_ack(1, &[], 0), &mut out);
+        s.on_ack(102 * MS, &sack_ack(1, &[(2, 3)], 0), &mut out);
+        assert_eq!(s.next_timer(), Some(127 * MS));
+        s.on_ack(103 * MS, &sack_ack(1, &[(2, 4)], 0), &mut out);
+        assert_eq!(s.next_timer(), Some(128 * MS));
+        assert!(!s.in_recovery());
+        out.clear();
+        s.on_ack(104 * MS, &sack_ack(1, &[(2, 5)], 0), &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(out[0], Segment { seq: 1, retransmit: true, cwr: false });
+        // Only 1 is lost: segments 5..9, sent at 0 like 4 but later in sequence, are not before
+        // RACK's segment (4), so they stay in flight and the timer is off.
+        assert_eq!(s.rack.as_ref().unwrap().lost_below, 2);
+        assert_eq!(s.next_timer(), s.rto_deadline);
+    }
+
+    #[test]
+    fn rack_finds_a_lost_retransmission_without_a_timeout() {
+        for rack in [true, false] {
+            let (mut s, mut out) = with_window(&rack_cfg(rack), 10);
+            // Segment 0 lost: recovery on the third SACK (103 ms) retransmits it.
+            for k in 1..=3u64 {
+                s.on_ack((100 + k) * MS, &sack_ack(0, &[(1, 1 + k)], 0), &mut out);
+            }
+            assert_eq!(out.iter().filter(|g| g.retransmit).map(|g| g.seq).collect::<Vec<_>>(), vec![0]);
+            out.clear();
+            // The rest of the window is SACKed; PRR lets new segments out from 104 ms on.
+            let mut sent = Vec::new();
+            for k in 4..=9u64 {
+                s.on_ack((100 + k) * MS, &sack_ack(0, &[(1, 1 + k)], 0), &mut out);
+                sent.extend(out.drain(..).map(|g| (g.seq, (100 + k) * MS)));
+            }
+            assert!(sent.iter().all(|&(q, _)| q >= 10) && sent.len() >= 3, "{sent:?}");
+            // The retransmission of 0 (sent at 103 ms) is lost too. The ACK of the first new
+            // segment (sent at 104 ms or later) arrives 100 ms after it: RACK.rtt = 100 ms,
+            // reo_wnd = 0 in recovery, and 103 + 100 <= now, so 0 is lost again (RFC 8985
+            // §2.2) and resent on this very ACK. The pre-RACK rule needs three such SACKs.
+            let (q, t) = sent[0];
+            s.on_ack(t + 100 * MS, &sack_ack(0, &[(1, q + 1)], t), &mut out);
+            let resent: Vec<u64> = out.iter().filter(|g| g.retransmit).map(|g| g.seq).collect();
+            assert_eq!(resent, if rack { vec![0] } else { vec![] }, "rack {rack}");
+            assert_eq!(s.timeouts, 0);
+            assert!(s.in_recovery());
+        }
+    }
+
+    #[test]
+    fn tlp_probes_a_lost_tail_at_two_srtt_instead_of_the_rto() {
+        // A 10-segment transfer over a 50 ms path; the last two segments are lost. The ACKs
+        // of 0..=7 arrive at 50..57 ms; then two segments are in flight and nothing is SACKed:
+        // the probe timeout is 2·SRTT after the last ACK (RFC 8985 §7.2), well before the RTO
+        // (at least the 200 ms RTO_MIN).
+        let mut s = TcpSender::new(&rack_cfg(true), Some(10));
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        assert_eq!(out.len(), 10);
+        out.clear();
+        for k in 0..8u64 {
+            s.on_ack((50 + k) * MS, &sack_ack(k + 1, &[], 0), &mut out);
+        }
+        assert!(out.is_empty());
+        let pto = 57 * MS + (2.0 * s.rtt.srtt()).round() as Nanos;
+        assert!(pto < 57 * MS + 120 * MS, "2·SRTT is about 107 ms: {pto}");
+        assert_eq!(s.tlp_deadline, Some(pto));
+        assert_eq!(s.next_timer(), Some(pto));
+        assert!(s.rto_deadline.unwrap() >= 57 * MS + 200 * MS);
+        // No new data: the probe resends the highest segment, 9; cwnd is untouched.
+        let cwnd = s.cwnd;
+        s.on_timer(pto, &mut out);
+        assert_eq!(out, vec![Segment { seq: 9, retransmit: true, cwr: false }]);
+        assert_eq!((s.tlp_probes, s.timeouts, s.cwnd), (1, 0, cwnd));
+        assert_eq!(s.tlp_deadline, None, "one probe per tail");
+        out.clear();
+        // Its SACK shows 8, sent before it, lost: recovery resends 8 at once (reo_wnd is
+        // min_RTT/4 = 12.5 ms, long passed since 8 was sent).
+        s.on_ack(pto + 50 * MS, &sack_ack(8, &[(9, 10)], pto), &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(out, vec![Segment { seq: 8, retransmit: true, cwr: false }]);
+        s.on_ack(pto + 100 * MS, &sack_ack(10, &[], pto + 50 * MS), &mut out);
+        assert!(s.is_complete());
+        assert_eq!((s.timeouts, s.fast_recoveries, s.retransmits), (0, 1, 2));
+        // Without RACK-TLP the tail waits for the RTO.
+        let mut s = TcpSender::new(&rack_cfg(false), Some(10));
+        s.start(0, &mut out);
+        for k in 0..8u64 {
+            s.on_ack((50 + k) * MS, &sack_ack(k + 1, &[], 0), &mut out);
+        }
+        assert_eq!(s.next_timer(), s.rto_deadline);
+        assert_eq!(s.tlp_deadline, None);
+    }
+
+    #[test]
+    fn rack_skips_a_retransmission_acknowledged_faster_than_the_min_rtt() {
+        // RFC 8985 §6.2 step 2: in the lost-retransmission case above, an ACK of the
+        // retransmission of 0 sooner than min_RTT after it was sent is taken as the original's
+        // (spurious retransmission): it does not move RACK to 103 ms.
+        let (mut s, mut out) = with_window(&rack_cfg(true), 10);
+        for k in 1..=3u64 {
+            s.on_ack((100 + k) * MS, &sack_ack(0, &[(1, 1 + k)], 0), &mut out);
+        }
+        let r = s.rack.as_ref().unwrap();
+        assert_eq!((r.xmit_ts, r.end_seq, r.min_rtt), (0, 4, 101 * MS));
+        s.on_ack(110 * MS, &sack_ack(10, &[], 0), &mut out);
+        let r = s.rack.as_ref().unwrap();
+        assert_eq!((r.xmit_ts, r.end_seq), (0, 10), "the 7 ms sample of the retransmission is skipped");
     }
 
     #[test]
