@@ -19,7 +19,6 @@ from .design import design_p, design_pi, design_red, digital_to_pi, pi_to_digita
 from .fluid import bench_fluid, fluid_run, simulate, to_dataframe
 from .margins import Margins, pade_margins, stability_margins
 from .pie_maps import check_paper_claims, pie_margins
-from .response import cubic_rfc9438, pftk, response_table, square_root_law, whole_round
 from .plant import (
     TcpPlant,
     autotune_factor,
@@ -30,6 +29,7 @@ from .plant import (
     red_controller,
     sampler_delay,
 )
+from .response import cubic_rfc9438, pftk, response_table, square_root_law, whole_round
 from .transfer import FactoredTF
 
 __all__ = [
