@@ -10,6 +10,7 @@
 pub mod cc;
 pub mod hystart;
 pub mod params;
+mod rack;
 pub mod receiver;
 pub mod rto;
 pub mod scoreboard;
