@@ -44,7 +44,7 @@ def test_pi_designed_by_proposition_2_holds_q_ref():
     q_ref = 100
     d = design_pi(n_min=5, rtt_max=0.1 + q_ref / C_PKTS, capacity=C_PKTS)
     g = d.digital(160.0)
-    r = aqmlab.run(scenario({"type": "pi", "a": g.a, "b": g.b, "sample_hz": 160.0, "q_ref": q_ref, "limit": "1000p"}), progress=False)
+    r = aqmlab.run(scenario({"type": "pi", "a": g.a, "b": g.b, "sample_freq": 160.0, "q_ref": q_ref, "limit": "1000p"}), progress=False)
     q = r.queue()
     mean_q = q[q["t_s"] >= 20]["backlog_packets"].mean()
     assert abs(mean_q / q_ref - 1) <= 0.2, f"mean queue {mean_q:.1f} packets vs q_ref {q_ref}"

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import tomli_w
@@ -70,6 +71,12 @@ def test_validate_prints_resolved_toml(scenario_file):
     assert 'min_rto = "200ms"' in out.stdout
 
 
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the run's CPU time from /proc")
 def test_ctrl_c_stops_cleanly_and_keeps_results(tmp_path):
     # 100 flows at 1 Gb/s for 2000 s: minutes of work, so the signal lands mid-run.
     d = small_scenario(duration="2000s", warmup="0s")
@@ -81,7 +88,12 @@ def test_ctrl_c_stops_cleanly_and_keeps_results(tmp_path):
     p.write_text(tomli_w.dumps(d))
     proc = subprocess.Popen([sys.executable, "-m", "aqmlab.cli", "run", str(p), "-q", "-o", str(tmp_path / "res")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
+    # Mid-run: once the process has used 5 s of CPU (start-up and validation take about 2, the
+    # run minutes), however busy the machine is.
+    deadline = time.monotonic() + 300
+    while cpu_seconds(proc.pid) < 5:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr

@@ -37,8 +37,8 @@ def test_marker_schema_reaches_the_simulator_and_round_trips():
     assert s.resolved["flows"][1]["marker"] == {"tvf": "silver", "type": "token_bucket", "depth": "40ms",
                                                 "regions_per_decade": 30, "min_rate": "10kbps",
                                                 "max_rate": "10Gbps", "connections_per_flow": 5}
-    assert s.resolved["bottleneck"]["queue"] == {"type": "pvpie", "limit": "1000p", "target_s": 0.04, "tupdate_s": 0.032,
-                                                 "alpha_hz": 0.125, "beta_hz": 1.25, "gamma": 1, "ecn": False}
+    assert s.resolved["bottleneck"]["queue"] == {"type": "pvpie", "limit": "1000p", "target": "40ms", "tupdate": "32ms",
+                                                 "alpha": 0.125, "beta": 1.25, "gamma": 1, "ecn": False}
     again = Scenario.from_dict(s.resolved)
     assert again.sim_config == s.sim_config
     # Knots and the random-rate marker.
@@ -78,7 +78,7 @@ def test_pvpie_and_ppv_parameters_are_checked_by_the_library():
     d = gold_silver(queue={"type": "pvpie", "gamma": 0})
     with pytest.raises(ScenarioError) as e:
         Scenario.from_dict(d)
-    assert str(e.value).startswith("bottleneck.queue: gamma")
+    assert str(e.value).startswith("bottleneck.queue.gamma: expected an integer in [1, 10000]")
     s = Scenario.from_dict(gold_silver(queue={"type": "ppv", "limit": "333p"}))
     assert s.sim_config["bottleneck"]["queue"] == {"type": "ppv", "limit": {"packets": 333}}
 

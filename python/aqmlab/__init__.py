@@ -6,18 +6,47 @@
 
 Data flow: :class:`Scenario` (validated, resolved) -> :func:`run` (the Rust simulator) ->
 :class:`Result` (summary, traces as DataFrames) -> :mod:`aqmlab.plots` / :meth:`Result.save`.
+
+The names below (and ``__version__``, read from the installed metadata) are imported on first
+use, so that ``import aqmlab.cli`` (and ``aqmlab --help``) does not pay for numpy and pandas.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
+from __future__ import annotations
 
-try:
-    __version__ = _version("aqmlab")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0.0.0+source"
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from .api import run  # noqa: E402
-from .errors import ScenarioError  # noqa: E402
-from .result import Result  # noqa: E402
-from .scenario import Scenario, builtin_scenarios  # noqa: E402
+_LAZY = {
+    "run": "api", "Result": "result", "Scenario": "scenario", "builtin_scenarios": "scenario",
+    "ScenarioError": "errors", "AqmlabWarning": "errors",
+}
 
-__all__ = ["run", "Scenario", "Result", "ScenarioError", "builtin_scenarios", "__version__"]
+if TYPE_CHECKING:
+    __version__: str
+    from .api import run
+    from .errors import AqmlabWarning, ScenarioError
+    from .result import Result
+    from .scenario import Scenario, builtin_scenarios
+
+
+def _package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("aqmlab")
+    except PackageNotFoundError:  # running from a source tree without an install
+        return "0.0.0+source"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = _package_version()
+        return globals()[name]
+    if name in _LAZY:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'aqmlab' has no attribute {name!r}")
+
+
+__all__ = ["run", "Scenario", "Result", "ScenarioError", "AqmlabWarning", "builtin_scenarios", "__version__"]

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-import tomllib
-from pathlib import Path
 
-from .errors import ScenarioError
+
+def _interrupted_hook(kind, value, tb):  # type: ignore[no-untyped-def]
+    """Ctrl-C before main() is running (while Python imports this module): one line, no traceback."""
+    if issubclass(kind, KeyboardInterrupt):
+        print("aqmlab: interrupted", file=sys.stderr)
+    else:
+        sys.__excepthook__(kind, value, tb)
+
+
+sys.excepthook = _interrupted_hook
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import tomllib  # noqa: E402
+import warnings  # noqa: E402
+
+from .errors import AqmlabWarning, ScenarioError  # noqa: E402
 
 
 def _parse_set(items: list[str]) -> dict:
@@ -15,7 +28,7 @@ def _parse_set(items: list[str]) -> dict:
     values = {}
     for item in items:
         key, sep, raw = item.partition("=")
-        if not sep or not key:
+        if not sep or not key.strip():
             raise ScenarioError("--set", f"expected KEY=VALUE, got {item!r}")
         try:
             values[key.strip()] = tomllib.loads(f"v = {raw}")["v"]
@@ -35,27 +48,37 @@ def _load(args):
 
 
 def cmd_run(args) -> int:
-    from .api import run
+    from .api import check_size, run
+    from .result import prepare_output
 
     scn = _load(args)
-    result = run(scn, progress=None if not args.quiet else False)
+    check_size(scn, force=args.force)
+    if args.output:
+        # Before the run, so that a bad directory costs nothing.
+        prepare_output(args.output, force=args.force)
+    result = run(scn, progress=None if not args.quiet else False, force=True)
     print(result.text())
     if args.output:
-        files = result.save(args.output, plots=not args.no_plots)
+        files = result.save(args.output, plots=not args.no_plots, force=args.force)
         print(f"wrote {len(files)} files to {args.output}/ (summary.json, scenario.toml, traces/, plots/)")
     return 130 if result.summary["interrupted"] else 0
 
 
 def cmd_validate(args) -> int:
-    print(_load(args).to_toml(), end="")
+    from .api import check_size
+
+    scn = _load(args)
+    est = check_size(scn, force=args.force)
+    print(scn.to_toml(), end="")
+    print(f"aqmlab: {scn.name}: {est.text()} (estimated)", file=sys.stderr)
     return 0
 
 
 def cmd_scenarios(args) -> int:
-    from .scenario import Scenario, builtin_scenarios
+    from .scenario import BUILTIN_DIR, Scenario, builtin_scenarios
 
     for name in builtin_scenarios():
-        print(f"{name:<24} {Scenario.load(name).resolved['description']}")
+        print(f"{name:<24} {Scenario.from_toml(BUILTIN_DIR / f'{name}.toml').resolved['description']}")
     return 0
 
 
@@ -99,8 +122,11 @@ def cmd_fluid(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from . import bench
+    from . import _core, bench
 
+    for name in args.scenario:
+        if name not in _core.BENCH_SCENARIOS:
+            raise ScenarioError("scenario", f"no benchmark named {name!r} (benchmarks: {', '.join(_core.BENCH_SCENARIOS)})")
     bench.run(args.scenario or None)
     return 0
 
@@ -131,11 +157,17 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the results")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--force", action="store_true",
+                   help="run even if the run is estimated to take hours, and write into a non-empty OUTDIR "
+                        "that does not hold an earlier run (its own files are replaced)")
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario and print it fully resolved (TOML)",
-                       description="Validate a scenario and print it with every default filled in.")
+                       description="Validate a scenario and print it with every default filled in; the "
+                                   "estimated size of the run goes to stderr. Accepts exactly what 'run' "
+                                   "accepts, with the same --force.")
     scenario_args(v)
+    v.add_argument("--force", action="store_true", help="accept a run estimated to take hours")
     v.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("scenarios", help="list the built-in scenarios", description="List the built-in scenarios.")
@@ -166,18 +198,31 @@ def _register_subpackages(sub) -> None:
     reproduction catalog."""
     from .analysis import cli as analysis_cli
     from .catalog import cli as catalog_cli
+    from .live import cli as live_cli
     from .sweep import cli as sweep_cli
 
     analysis_cli.register(sub)
     sweep_cli.register(sub)
     catalog_cli.register(sub)
+    live_cli.register(sub)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+    if issubclass(category, AqmlabWarning):
+        print(f"aqmlab: warning: {message}", file=sys.stderr)
+    else:
+        _default_showwarning(message, category, filename, lineno, file, line)
+
+
+_default_showwarning = warnings.showwarning
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    warnings.showwarning = _show_warning
     try:
-        return args.func(args)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        return int(args.func(args))
     except ScenarioError as e:
         print(f"aqmlab: error: {e}", file=sys.stderr)
         return 2
@@ -185,9 +230,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"aqmlab: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        # Runs stop cleanly inside aqmlab.run; this catches Ctrl-C elsewhere (loading, saving).
+        # Runs stop cleanly inside aqmlab.run; this catches Ctrl-C elsewhere (imports, loading, saving).
         print("aqmlab: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`aqmlab scenarios | head -1`): stop quietly, and keep Python from
+        # failing again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Errors raised for bad user input."""
+"""Errors and warnings raised for user input."""
 
 
 class ScenarioError(ValueError):
@@ -9,4 +9,15 @@ class ScenarioError(ValueError):
 
     def __init__(self, path: str, message: str):
         self.path = path
+        self.reason = message
         super().__init__(f"{path}: {message}" if path else message)
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        # Pickled whole, so that an error raised in a worker process (a sweep, the catalog's
+        # pool) arrives as itself rather than breaking the pool.
+        return (ScenarioError, (self.path, self.reason))
+
+
+class AqmlabWarning(UserWarning):
+    """Input that is accepted but probably not what was meant (a rate step after the end of the
+    run), or a result that has nothing to measure (no flow sent in the measured window)."""

@@ -4,20 +4,25 @@ time, the AQM's drop probability, the CDF of queue delay, and TCP windows."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+
+if TYPE_CHECKING:
+    from .result import Result
 
 
-def _target_s(result) -> float | None:
+def _target_s(result: Result) -> float | None:
     q = result.scenario.sim_config["bottleneck"]["queue"]
-    return q.get("target_s")
+    return float(q["target"]) / 1e9 if "target" in q else None
 
 
-def queue_delay(result, ax=None):
+def queue_delay(result: Result, ax: Axes | None = None) -> Axes:
     """Queue delay over time: per-packet sojourns if traced, else the periodic samples."""
     ax = ax or plt.gca()
     soj = result.sojourn()
@@ -36,7 +41,7 @@ def queue_delay(result, ax=None):
     return ax
 
 
-def throughput(result, ax=None, bins: int = 200):
+def throughput(result: Result, ax: Axes | None = None, bins: int = 200) -> Axes:
     """Per-flow and total delivered rate over time, averaged into about ``bins`` intervals
     (a 10 ms sample holds only a dozen packets at 10 Mb/s: too noisy to read)."""
     ax = ax or plt.gca()
@@ -45,7 +50,7 @@ def throughput(result, ax=None, bins: int = 200):
         k = max(1, round(len(r) / bins))
         r = r.iloc[: len(r) - len(r) % k] if len(r) >= k else r  # no partial bin at the end
         groups = np.arange(len(r)) // k
-        t = r.index.to_series().groupby(groups).max().values
+        t = r.index.to_series().groupby(groups).max().to_numpy()
         r = r.groupby(groups).mean()
         if r.shape[1] <= 10:
             for c in r.columns:
@@ -61,7 +66,7 @@ def throughput(result, ax=None, bins: int = 200):
     return ax
 
 
-def probe(result, ax=None, var: str | None = None):
+def probe(result: Result, ax: Axes | None = None, var: str | None = None) -> Axes:
     """The AQM's drop/mark probability (or another probed variable) over time."""
     ax = ax or plt.gca()
     df = result.probe()
@@ -75,7 +80,7 @@ def probe(result, ax=None, var: str | None = None):
     return ax
 
 
-def delay_cdf(result, ax=None, label: str | None = None):
+def delay_cdf(result: Result, ax: Axes | None = None, label: str | None = None) -> Axes:
     """CDF of the bottleneck queue delay over the measured window."""
     ax = ax or plt.gca()
     x, f = result.delay_cdf()
@@ -87,7 +92,7 @@ def delay_cdf(result, ax=None, label: str | None = None):
     return ax
 
 
-def cwnd(result, ax=None, max_flows: int = 10):
+def cwnd(result: Result, ax: Axes | None = None, max_flows: int = 10) -> Axes:
     """Congestion windows of the first few TCP flows."""
     ax = ax or plt.gca()
     df = result.tcp()
@@ -99,7 +104,7 @@ def cwnd(result, ax=None, max_flows: int = 10):
     return ax
 
 
-def save_all(result, outdir: Path) -> list[Path]:
+def save_all(result: Result, outdir: Path) -> list[Path]:
     """One PNG per available view, plus an overview; returns the paths."""
     outdir.mkdir(parents=True, exist_ok=True)
     views = [("queue_delay", queue_delay, len(result.queue()) or len(result.sojourn())),

@@ -41,84 +41,108 @@ threshold at which the active policy flows' demands fill the link (a continuous 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from . import units
 from .errors import ScenarioError
-from .scenario import _REQUIRED, _choice, _int, _positive, _section
+from .schema import Choice, Custom, Duration, Int, Json, Rate, Size, Tagged, sim_table, spec
 
-_NAMED = ("gold", "silver", "background")
+NAMED_TVFS = ("gold", "silver", "background")
 
-_TOKEN_BUCKET = {
-    "depth": (_positive(units.duration_ns), 40_000_000),
-    "regions_per_decade": (_int(1, 1000), 30),
-    "min_rate": (_positive(units.rate_bps), 10_000),
-    "max_rate": (_positive(units.rate_bps), 10_000_000_000),
-}
-_RANDOM_RATE = {
-    "window": (_positive(units.duration_ns), 40_000_000),
-    "target": (_positive(units.size_bytes), 7500),
-}
-_COMMON = {
-    "tvf": (None, _REQUIRED),
-    "type": (_choice("token_bucket", "random_rate"), "token_bucket"),
-    "connections_per_flow": (_int(1, 1_000_000), None),
-}
+Tvf = str | dict[str, list[list[float]]]   # a named class, or {"knots": [[rate bit/s, value], ...]}
 
 
-def _tvf(v, path):
+def _tvf(v: Json, path: str) -> Tvf:
     """A named class, or a list of [rate, value] knots (rates non-decreasing, values falling)."""
     if isinstance(v, str):
-        return _choice(*_NAMED)(v, path)
+        return Choice(NAMED_TVFS).parse(v, path)
     if not isinstance(v, list) or len(v) < 2:
-        raise ScenarioError(path, f"expected one of {', '.join(map(repr, _NAMED))} or a list of at least two [rate, value] knots, got {v!r}")
-    knots = []
+        raise ScenarioError(path, f"expected one of {', '.join(map(repr, NAMED_TVFS))} or a list of at least two "
+                                  f"[rate, value] knots, got {v!r}")
+    knots: list[list[float]] = []
     for i, k in enumerate(v):
+        where = f"{path}[{i}]"
         if not isinstance(k, list) or len(k) != 2:
-            raise ScenarioError(f"{path}[{i}]", f"expected [rate, value], got {k!r}")
-        rate = k[0] if isinstance(k[0], (int, float)) and not isinstance(k[0], bool) else units.rate_bps(k[0], f"{path}[{i}]")
+            raise ScenarioError(where, f"expected [rate, value], got {k!r}")
+        rate = float(k[0]) if units.is_number(k[0]) else float(units.rate_bps(k[0], where))
         value = k[1]
-        if not (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0 and rate > 0):
-            raise ScenarioError(f"{path}[{i}]", f"rate and value must be positive, got {k!r}")
+        if not (units.is_number(value) and math.isfinite(value) and value > 0 and math.isfinite(rate) and rate > 0):
+            raise ScenarioError(where, f"rate and value must be positive and finite, got {k!r}")
         if knots and (rate < knots[-1][0] or value >= knots[-1][1]):
-            raise ScenarioError(f"{path}[{i}]", "rates must not decrease and values must decrease from knot to knot")
-        knots.append([float(rate), float(value)])
+            raise ScenarioError(where, "rates must not decrease and values must decrease from knot to knot")
+        knots.append([rate, float(value)])
     return {"knots": knots}
 
 
-def marker(v, path: str, count: int) -> dict:
-    """A flow group's ``marker`` table -> the simulator's MarkerConfig."""
-    if not isinstance(v, dict):
-        raise ScenarioError(path, f"expected a table like {{tvf = \"gold\"}}, got {v!r}")
-    kind = _choice("token_bucket", "random_rate")(v.get("type", "token_bucket"), f"{path}.type")
-    specific = _TOKEN_BUCKET if kind == "token_bucket" else _RANDOM_RATE
-    m = _section(v, {**_COMMON, "tvf": (_tvf, _REQUIRED), **specific}, path)
-    per = m["connections_per_flow"]
+def _tvf_fmt(tvf: Tvf) -> Json:
+    return tvf if isinstance(tvf, str) else [[units.fmt_rate(round(r)), v] for r, v in tvf["knots"]]
+
+
+TVF = Custom(
+    _tvf, _tvf_fmt,
+    {"anyOf": [{"enum": list(NAMED_TVFS)},
+               {"type": "array", "minItems": 2, "items": {"type": "array", "minItems": 2, "maxItems": 2}}]},
+    "`\"gold\"`, `\"silver\"`, `\"background\"`, or a list of `[rate, value]` knots",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Marker:
+    tvf: Tvf = spec(TVF, "the throughput-value function: a named class of the PVPIE paper's Fig. 1, or knots "
+                         "joined in log-log (rates non-decreasing, values falling)", sim="tvf")
+    connections_per_flow: int | None = spec(Int(1, 1_000_000), "N_tcp.c: cut the group into policy flows of this "
+                                            "many connections, each with its own marker (unset: one policy flow)",
+                                            default=None, sim="connections_per_flow")
+
+
+@dataclass(frozen=True, kw_only=True)
+class TokenBucketMarker(_Marker):
+    """A Per Packet Value marker that codes each packet by the rate a token bucket measures."""
+
+    TAG: ClassVar[tuple[str, str]] = ("type", "token_bucket")
+    depth: int = spec(Duration(lo_open=True), "the bucket's depth, as time at the measured rate", default="40ms",
+                      sim="depth_ns")
+    regions_per_decade: int = spec(Int(1, 1000), "rate regions per decade", default=30, sim="regions_per_decade")
+    min_rate: int = spec(Rate(), "the lowest rate region", default="10kbps", sim="min_rate_bps")
+    max_rate: int = spec(Rate(), "the highest rate region", default="10Gbps", sim="max_rate_bps")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RandomRateMarker(_Marker):
+    """A Per Packet Value marker that draws each packet's value at random for the measured rate."""
+
+    TAG: ClassVar[tuple[str, str]] = ("type", "random_rate")
+    window: int = spec(Duration(lo_open=True), "the rate measurement window", default="40ms", sim="window_ns")
+    target: int = spec(Size(), "bytes per measurement", default="7500B", sim="target_bytes")
+
+
+Marker = TokenBucketMarker | RandomRateMarker
+
+
+def _marker_sim(m: Marker) -> Json:
+    """A marker -> the simulator's MarkerConfig: the TVF and N_tcp.c, and the marker kind's own fields."""
+    common = sim_table(m, _Marker)
+    own = {k: v for k, v in sim_table(m).items() if k not in common}
+    return {**common, "kind": {"type": m.TAG[1], **own}}
+
+
+class _MarkerKind(Tagged):
+    def sim(self, v: Any) -> Json:
+        return _marker_sim(v)
+
+
+MARKER = _MarkerKind("type", {"token_bucket": TokenBucketMarker, "random_rate": RandomRateMarker},
+                     default="token_bucket")
+
+
+def check_marker(m: Marker, path: str, count: int) -> None:
+    """What a marker's fields cannot say alone: N_tcp.c divides the group, the rate range is not empty."""
+    per = m.connections_per_flow
     if per is not None and count % per:
         raise ScenarioError(f"{path}.connections_per_flow", f"{per} does not divide count = {count}")
-    if kind == "token_bucket":
-        if m["max_rate"] <= m["min_rate"]:
-            raise ScenarioError(f"{path}.max_rate", "must be above min_rate")
-        k = {"type": kind, "depth_ns": m["depth"], "regions_per_decade": m["regions_per_decade"],
-             "min_rate_bps": float(m["min_rate"]), "max_rate_bps": float(m["max_rate"])}
-    else:
-        k = {"type": kind, "window_ns": m["window"], "target_bytes": m["target"]}
-    return {"tvf": m["tvf"], "kind": k, "connections_per_flow": per}
-
-
-def marker_fmt(m: dict) -> dict:
-    """The simulator's MarkerConfig -> the scenario form with every default written out."""
-    tvf = m["tvf"]
-    out: dict = {"tvf": tvf if isinstance(tvf, str) else [[units.fmt_rate(round(r)), v] for r, v in tvf["knots"]]}
-    k = m["kind"]
-    out["type"] = k["type"]
-    if k["type"] == "token_bucket":
-        out.update(depth=units.fmt_duration(k["depth_ns"]), regions_per_decade=k["regions_per_decade"],
-                   min_rate=units.fmt_rate(round(k["min_rate_bps"])), max_rate=units.fmt_rate(round(k["max_rate_bps"])))
-    else:
-        out.update(window=units.fmt_duration(k["window_ns"]), target=f"{k['target_bytes']}B")
-    if m["connections_per_flow"] is not None:
-        out["connections_per_flow"] = m["connections_per_flow"]
-    return out
+    if isinstance(m, TokenBucketMarker) and m.max_rate <= m.min_rate:
+        raise ScenarioError(f"{path}.max_rate", f"must be above min_rate ({units.fmt_rate(m.min_rate)})")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -132,7 +156,7 @@ _GOLD_SCALE, _GOLD_MIN, _GOLD_MAX = 1e11, 1e3, 1e10
 _CLASS_K = {"gold": (math.inf, 1.0, 1.0), "silver": (1e6, 2.0, 4.0), "background": (1e5, 8.0, 40.0)}
 
 
-def tvf_rate(tvf, value: float) -> float:
+def tvf_rate(tvf: Tvf, value: float) -> float:
     """X(v) = sup{x : V(x) >= v} for a named class or a {'knots': ...} TVF, in bit/s."""
     if isinstance(tvf, str):
         knee, k_lo, k_hi = _CLASS_K[tvf]
@@ -150,11 +174,11 @@ def tvf_rate(tvf, value: float) -> float:
         if value > v1:
             if x0 == x1:
                 return x0
-            return x0 * (x1 / x0) ** (math.log(value / v0) / math.log(v1 / v0))
+            return x0 * float((x1 / x0) ** (math.log(value / v0) / math.log(v1 / v0)))
     raise AssertionError("unreachable: values fall strictly")
 
 
-def desired_rate(tvf, ctv_code: float, demand_bps: float = math.inf) -> float:
+def desired_rate(tvf: Tvf, ctv_code: float, demand_bps: float = math.inf) -> float:
     """A class's desired throughput at threshold code ``ctv_code`` (e.g. the ``desired_ctv``
     probe), capped by its demand; with no threshold (code 0) it is the demand."""
     if ctv_code <= 0:

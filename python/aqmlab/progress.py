@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TextIO
 
 
 class Progress:
     """Draws ``label [#####.....] 42% 12.3 s left`` on stderr, rewriting one line."""
 
-    def __init__(self, label: str, *, enabled: bool | None = None, delay_s: float = 2.0, stream=None):
+    def __init__(self, label: str, *, enabled: bool | None = None, delay_s: float = 2.0,
+                 stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.label = label

@@ -7,16 +7,121 @@ plots (:mod:`aqmlab.plots`) -> files written by :meth:`Result.save`.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal, TypedDict, cast, get_args
 
 import numpy as np
 import pandas as pd
 
+from .errors import AqmlabWarning, ScenarioError
 from .scenario import Scenario
 
-DROP_KINDS = {0: "overflow", 1: "early", 2: "dequeue", 3: "mark", 4: "impairment"}
-TCP_EVENT_KINDS = {0: "retransmit", 1: "timeout", 2: "recovery", 3: "ecn_reduction"}
+
+class FlowSummary(TypedDict, total=False):
+    """One flow's figures (see ``crates/sim/src/summary.rs``); ``throughput_bps`` is None when
+    the flow has no active time in the measured window."""
+
+    name: str
+    group: int
+    tcp: bool
+    start_s: float
+    rtt_base_s: float
+    throughput_bps: float | None
+    completion_s: float | None
+    srtt_s: float | None
+    rto_s: float | None
+    sent: int
+    delivered: int
+    dropped: int
+    marked: int
+    bytes_delivered: int
+    in_flight: int
+
+
+class Summary(TypedDict, total=False):
+    """The figures of a run. A statistic of an empty sample is None, never a perfect score: queue
+    delays without departures in the measured window, Jain's index when no flow delivered
+    anything, rates without packets sent, completion times without completed transfers;
+    ``warnings`` says why."""
+
+    scenario: str
+    aqmlab_version: str
+    time_s: float
+    measured_s: float
+    events: int
+    utilization: float | None
+    bottleneck_bytes: int
+    qdelay_mean_s: float | None
+    qdelay_p50_s: float | None
+    qdelay_p90_s: float | None
+    qdelay_p95_s: float | None
+    qdelay_p99_s: float | None
+    qdelay_max_s: float | None
+    departures_measured: int
+    jain_index: float | None
+    sent: int
+    dropped: int
+    marked: int
+    drop_rate: float | None
+    mark_rate: float | None
+    transfers: int
+    fct_mean_s: float | None
+    fct_p50_s: float | None
+    fct_p99_s: float | None
+    flows: list[FlowSummary]
+    wall_s: float
+    events_per_s: float | None
+    delivered_packets: int
+    interrupted: bool
+    warnings: list[str]
+
+
+QdelayStat = Literal["qdelay_mean_s", "qdelay_p50_s", "qdelay_p90_s", "qdelay_p95_s", "qdelay_p99_s", "qdelay_max_s"]
+QDELAY_STATS: tuple[QdelayStat, ...] = get_args(QdelayStat)
+FCT_STATS = ("fct_mean_s", "fct_p50_s", "fct_p99_s")
+
+
+class Traces(TypedDict):
+    """The simulator's traces (``crates/sim/src/trace.rs``), as numpy arrays: periodic samples
+    share ``sample_t_ns``; per-flow matrices are flattened row-major (a row per sample)."""
+
+    sample_t_ns: np.ndarray
+    queue_bytes: np.ndarray
+    queue_packets: np.ndarray
+    queue_delay_ns: np.ndarray
+    link_rate_bps: np.ndarray
+    sojourn_t_ns: np.ndarray
+    sojourn_ns: np.ndarray
+    sojourn_qdisc_ns: np.ndarray
+    sojourn_flow: np.ndarray
+    flow_bytes: np.ndarray
+    drop_t_ns: np.ndarray
+    drop_flow: np.ndarray
+    drop_kind: np.ndarray
+    drop_link: np.ndarray
+    probe_names: list[str]
+    probe: np.ndarray
+    tcp_cwnd: np.ndarray
+    tcp_ssthresh: np.ndarray
+    tcp_srtt_ns: np.ndarray
+    tcp_event_t_ns: np.ndarray
+    tcp_event_flow: np.ndarray
+    tcp_event_kind: np.ndarray
+    transfer_flow: np.ndarray
+    transfer_start_ns: np.ndarray
+    transfer_bytes: np.ndarray
+    transfer_fct_ns: np.ndarray
+    n_flows: int
+
+
+def _kinds(name: str) -> pd.Index:
+    """The names of a trace's event codes, in code order, as the simulator exports them."""
+    from . import _core
+
+    codes: dict[int, str] = getattr(_core, name)
+    return pd.Index([codes[c] for c in sorted(codes)])
 
 
 def _version() -> str:
@@ -25,19 +130,51 @@ def _version() -> str:
     return __version__
 
 
+def _empty_windows(summary: dict[str, Any], sim_config: dict[str, Any]) -> list[str]:
+    """Replaces the statistics of empty samples by None; returns why, one line each."""
+    notes = []
+    end, measured = summary["time_s"], summary["measured_s"]
+    warm = end - measured
+    for f in summary["flows"]:
+        stop_ns = sim_config["flows"][f["group"]]["stop_ns"]
+        stop = end if stop_ns is None else min(stop_ns * 1e-9, end)
+        if stop <= max(f["start_s"], warm):
+            f["throughput_bps"] = None
+    if measured <= 0:
+        summary["utilization"] = None
+        notes.append("the measured window is empty (the run ended before the warm-up): no figure is measured")
+    if summary["departures_measured"] == 0:
+        summary.update(dict.fromkeys(QDELAY_STATS))
+        notes.append("no packet left the bottleneck queue in the measured window: queue delay statistics are absent")
+    active = [f["throughput_bps"] for f in summary["flows"] if f["throughput_bps"] is not None]
+    if not any(active):
+        summary["jain_index"] = None
+        notes.append("no flow delivered data in the measured window: Jain's fairness index is absent")
+    if summary["sent"] == 0:
+        summary["drop_rate"] = summary["mark_rate"] = None
+        notes.append("no data packet was sent: drop and mark rates are absent")
+    if summary["transfers"] == 0:
+        summary.update(dict.fromkeys(FCT_STATS))  # bulk flows complete nothing: no note
+    return notes
+
+
 @dataclass
 class Result:
     scenario: Scenario
-    summary: dict
-    traces: dict = field(repr=False)
-    delay_histogram: dict = field(repr=False)
+    summary: Summary
+    traces: Traces = field(repr=False)
+    delay_histogram: dict[str, np.ndarray] = field(repr=False)
 
     @classmethod
-    def from_simulation(cls, scenario: Scenario, sim, *, wall_s: float, interrupted: bool) -> "Result":
+    def from_simulation(cls, scenario: Scenario, sim: Any, *, wall_s: float, interrupted: bool) -> Result:
         summary = json.loads(sim.summary_json())
-        names = [g["name"] for g in scenario.resolved["flows"] for _ in range(g["count"])]
-        for f, name in zip(summary["flows"], names):
-            f["name"] = name
+        # A flow's group names it: a group of Poisson arrivals is one entry with many flows.
+        groups = scenario.resolved["flows"]
+        for f in summary["flows"]:
+            f["name"] = groups[f["group"]]["name"]
+        notes = _empty_windows(summary, scenario.sim_config)
+        for note in notes:
+            warnings.warn(f"{scenario.name}: {note}", AqmlabWarning, stacklevel=3)
         summary.update({
             "scenario": scenario.name,
             "aqmlab_version": _version(),
@@ -45,15 +182,16 @@ class Result:
             "events_per_s": sim.events / wall_s if wall_s > 0 else None,
             "delivered_packets": sim.delivered_packets,
             "interrupted": interrupted,
+            "warnings": notes,
         })
-        traces = dict(sim.traces())
-        traces["n_flows"] = sim.n_flows
-        return cls(scenario=scenario, summary=summary, traces=traces, delay_histogram=dict(sim.delay_histogram()))
+        traces = cast(Traces, {**sim.traces(), "n_flows": sim.n_flows})
+        return cls(scenario=scenario, summary=cast(Summary, summary), traces=traces,
+                   delay_histogram=dict(sim.delay_histogram()))
 
     # ---- traces as DataFrames ------------------------------------------------------------
 
     def _sample_t(self) -> np.ndarray:
-        return self.traces["sample_t_ns"] * 1e-9
+        return np.asarray(self.traces["sample_t_ns"] * 1e-9)
 
     def queue(self) -> pd.DataFrame:
         """Bottleneck state every interval: backlog, the last departure's sojourn, link rate."""
@@ -67,9 +205,12 @@ class Result:
         })
 
     def sojourn(self) -> pd.DataFrame:
-        """Per-packet bottleneck sojourn times (every n-th departure if sampled)."""
+        """Per-packet bottleneck sojourn times (every n-th departure if sampled): to the start of
+        transmission (``sojourn_s``) and in the queue discipline alone (``qdisc_sojourn_s``,
+        shorter by the wait in a device queue, if the link has one)."""
         t = self.traces
-        return pd.DataFrame({"t_s": t["sojourn_t_ns"] * 1e-9, "sojourn_s": t["sojourn_ns"] * 1e-9, "flow": t["sojourn_flow"]})
+        return pd.DataFrame({"t_s": t["sojourn_t_ns"] * 1e-9, "sojourn_s": t["sojourn_ns"] * 1e-9,
+                             "qdisc_sojourn_s": t["sojourn_qdisc_ns"] * 1e-9, "flow": t["sojourn_flow"]})
 
     def flow_rates(self) -> pd.DataFrame:
         """Delivered bit rate of each flow per interval: rows are the interval ends, columns flows."""
@@ -86,7 +227,7 @@ class Result:
     def drops(self) -> pd.DataFrame:
         """Every drop and ECN mark: time, flow, kind and the link it happened on."""
         t = self.traces
-        kinds = pd.Categorical.from_codes(t["drop_kind"].astype(int), categories=list(DROP_KINDS.values()))
+        kinds = pd.Categorical.from_codes(t["drop_kind"].astype(int), categories=_kinds("DROP_KINDS"))
         return pd.DataFrame({"t_s": t["drop_t_ns"] * 1e-9, "flow": t["drop_flow"], "kind": kinds, "link": t["drop_link"]})
 
     def probe(self) -> pd.DataFrame:
@@ -117,7 +258,7 @@ class Result:
     def tcp_events(self) -> pd.DataFrame:
         """Retransmissions, timeouts, entries into loss recovery and ECN reductions, per flow."""
         t = self.traces
-        kinds = pd.Categorical.from_codes(t["tcp_event_kind"].astype(int), categories=list(TCP_EVENT_KINDS.values()))
+        kinds = pd.Categorical.from_codes(t["tcp_event_kind"].astype(int), categories=_kinds("TCP_EVENT_KINDS"))
         return pd.DataFrame({"t_s": t["tcp_event_t_ns"] * 1e-9, "flow": t["tcp_event_flow"], "kind": kinds})
 
     def transfers(self) -> pd.DataFrame:
@@ -143,37 +284,40 @@ class Result:
     # ---- output ---------------------------------------------------------------------------
 
     def text(self) -> str:
-        """A human summary."""
+        """A human summary; absent figures print as 'n/a'."""
         s = self.summary
+        q = [_fmt(s[k], 1e3, ".2f") for k in QDELAY_STATS]
         lines = [
             f"scenario {s['scenario']}: {s['time_s']:.1f} s simulated in {s['wall_s']:.2f} s"
             + (" (interrupted)" if s["interrupted"] else ""),
             f"  measured window     {s['measured_s']:.1f} s",
-            f"  utilization         {s['utilization'] * 100:.2f} %",
-            f"  queue delay         mean {s['qdelay_mean_s'] * 1e3:.2f} ms, p50 {s['qdelay_p50_s'] * 1e3:.2f}, "
-            f"p95 {s['qdelay_p95_s'] * 1e3:.2f}, p99 {s['qdelay_p99_s'] * 1e3:.2f}, max {s['qdelay_max_s'] * 1e3:.2f} ms",
+            f"  utilization         {_fmt(s['utilization'], 100, '.2f')} %",
+            f"  queue delay         mean {q[0]} ms, p50 {q[1]}, p95 {q[3]}, p99 {q[4]}, max {q[5]} ms",
             f"  drops / marks       {s['dropped']} / {s['marked']} of {s['sent']} data packets "
-            f"({s['drop_rate'] * 100:.3f} % / {s['mark_rate'] * 100:.3f} %)",
-            f"  Jain fairness       {s['jain_index']:.4f}",
+            f"({_fmt(s['drop_rate'], 100, '.3f')} % / {_fmt(s['mark_rate'], 100, '.3f')} %)",
+            f"  Jain fairness       {_fmt(s['jain_index'], 1, '.4f')}",
         ]
         df = self.flows()
         if len(df):
-            g = df.groupby("name", sort=False)["throughput_bps"].agg(["count", "mean", "min", "max"])
+            tput = pd.to_numeric(df["throughput_bps"], errors="coerce")
+            g = tput.groupby(df["name"], sort=False).agg(["size", "mean", "min", "max"])
             for name, row in g.iterrows():
                 lines.append(
-                    f"  {name:<18}  {int(row['count'])} flows, throughput mean {row['mean'] / 1e6:.3f} Mb/s "
-                    f"(min {row['min'] / 1e6:.3f}, max {row['max'] / 1e6:.3f})"
+                    f"  {name:<18}  {int(row['size'])} flows, throughput mean {_fmt(row['mean'], 1e-6, '.3f')} Mb/s "
+                    f"(min {_fmt(row['min'], 1e-6, '.3f')}, max {_fmt(row['max'], 1e-6, '.3f')})"
                 )
+        lines += [f"  warning: {w}" for w in s.get("warnings", [])]
         return "\n".join(lines)
 
-    def save(self, outdir: str | Path, *, plots: bool = True) -> list[Path]:
+    def save(self, outdir: str | Path, *, plots: bool = True, force: bool = False) -> list[Path]:
         """Writes summary.json, scenario.toml (resolved), sim_config.json, traces as Parquet and
-        PNG plots into ``outdir``; returns the files written."""
-        out = Path(outdir)
+        PNG plots into ``outdir``; returns the files written. The files of an earlier run there
+        are removed first (see :func:`prepare_output`)."""
+        out = prepare_output(outdir, force=force)
         (out / "traces").mkdir(parents=True, exist_ok=True)
         written = []
 
-        def write(path: Path, text: str):
+        def write(path: Path, text: str) -> None:
             path.write_text(text)
             written.append(path)
 
@@ -196,3 +340,50 @@ class Result:
 
             written += plotting.save_all(self, out / "plots")
         return written
+
+
+def _fmt(x: float | None, scale: float, spec: str) -> str:
+    return "n/a" if x is None or x != x else format(x * scale, spec)
+
+
+# What a saved run consists of: files at the top, and files of a kind in its two folders.
+_RUN_FILES = ("summary.json", "scenario.toml", "sim_config.json")
+_RUN_FOLDERS = {"traces": ".parquet", "plots": ".png"}
+
+
+def _owned(entry: Path) -> bool:
+    if entry.name in _RUN_FILES:
+        return entry.is_file()
+    suffix = _RUN_FOLDERS.get(entry.name)
+    return suffix is not None and entry.is_dir() and all(p.is_file() and p.suffix == suffix for p in entry.iterdir())
+
+
+def prepare_output(outdir: str | Path, *, force: bool = False) -> Path:
+    """Makes ``outdir`` ready for a run's files, before the run: it must be a directory (or not
+    exist yet). An earlier run's files there are removed, so no stale trace or plot is left
+    beside the new ones; a directory holding anything else is refused unless ``force``, and then
+    only the run's own files are replaced."""
+    out = Path(outdir)
+    if out.exists() and not out.is_dir():
+        raise ScenarioError("--output", f"{out} is a file: give a directory for the results")
+    if out.is_dir():
+        entries = list(out.iterdir())
+        foreign = sorted(e.name for e in entries if not _owned(e))
+        if foreign and not force:
+            shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+            raise ScenarioError("--output", f"{out} is not empty and does not hold an aqmlab run ({shown}): "
+                                            "give a new or empty directory, or --force to write beside those files")
+        for name in _RUN_FILES:
+            (out / name).unlink(missing_ok=True)
+        for name, suffix in _RUN_FOLDERS.items():
+            folder = out / name
+            if folder.is_dir():
+                for p in folder.glob(f"*{suffix}"):
+                    p.unlink()
+                if not any(folder.iterdir()):
+                    folder.rmdir()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ScenarioError("--output", f"cannot create {out}: {e.strerror}") from None
+    return out

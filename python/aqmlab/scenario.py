@@ -22,455 +22,435 @@ A scenario file (TOML) or dict describes a dumbbell experiment::
     [traces]
     queue = true
 
-Every value is checked; unknown keys are errors; each error names its field path and what
-is accepted. :class:`Scenario` keeps two forms: ``resolved`` (every default filled in, in
-the file's own vocabulary, saved beside every result and loadable again) and ``sim_config``
-(integers in ns, bit/s and bytes, what the Rust simulator reads).
+The tables below (:class:`ScenarioSpec` and the tables it holds) are the schema: each field's
+name, unit, default, range and documentation are declared once, with :func:`aqmlab.schema.spec`;
+the JSON Schema shipped with the package and ``docs/scenario-reference.md`` are generated from
+them (``PYTHONPATH=python python -m aqmlab.reference``). Every value is checked; unknown keys
+are errors; each error names its field path and what is accepted. :class:`Scenario` keeps two forms:
+``resolved`` (every default filled in, in the file's own vocabulary, saved beside every result
+and loadable again) and ``sim_config`` (integers in ns, bit/s and bytes, what the Rust simulator
+reads). A scenario that validates is one the simulator accepts: the simulator's own checks run
+during validation.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 import tomllib
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, ClassVar
 
 from . import units
-from .errors import ScenarioError
+from .errors import AqmlabWarning, ScenarioError
+from .ppv import MARKER, Marker, check_marker
+from .qdisc import QDISC
+from .schema import (
+    Bool, Choice, Custom, Dist, DistOf, Duration, Float, Int, Json, ListOf, Rate, Size, Str, Table, Tagged,
+    fields_of, fmt_table, parse_table, sim_table, spec,
+)
 
 # ---------------------------------------------------------------------------------------------
-# Field checkers: each takes (value, path) and returns the parsed value or raises.
+# Irregular values: a loss model, an outage, a transfer-size distribution.
 
 
-def _int(lo: int, hi: int) -> Callable[[Any, str], int]:
-    def check(v, path):
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise ScenarioError(path, f"expected an integer in [{lo}, {hi}], got {v!r}")
-        return v
-    return check
+def _loss(v: Json, path: str) -> dict[str, Any]:
+    if isinstance(v, dict) and set(v) == {"bernoulli"}:
+        return {"bernoulli": Float(0.0, 1.0).parse(v["bernoulli"], f"{path}.bernoulli")}
+    if isinstance(v, dict) and set(v) == {"periodic"}:
+        return {"periodic": Int(1, 2**62).parse(v["periodic"], f"{path}.periodic")}
+    raise ScenarioError(path, f"expected {{bernoulli = p}} or {{periodic = N}} (every N-th packet), got {v!r}")
 
 
-def _bool(v, path):
-    if not isinstance(v, bool):
-        raise ScenarioError(path, f"expected true or false, got {v!r}")
-    return v
+def _loss_sim(v: dict[str, Any]) -> Json:
+    ((model, x),) = v.items()
+    return {model: {"p": x} if model == "bernoulli" else {"every": x}}
 
 
-def _str(v, path):
-    if not isinstance(v, str) or not v:
-        raise ScenarioError(path, f"expected a non-empty string, got {v!r}")
-    return v
+LOSS = Custom(_loss, dict, {"oneOf": [
+    {"type": "object", "properties": {"bernoulli": {"type": "number", "minimum": 0, "maximum": 1}},
+     "required": ["bernoulli"], "additionalProperties": False},
+    {"type": "object", "properties": {"periodic": {"type": "integer", "minimum": 1}},
+     "required": ["periodic"], "additionalProperties": False},
+]}, "`{bernoulli = p}` (each packet lost with probability p) or `{periodic = N}` (every N-th packet)", _loss_sim)
 
 
-def _text(v, path):
-    if not isinstance(v, str):
-        raise ScenarioError(path, f"expected a string, got {v!r}")
-    return v
+def _outage(v: Json, path: str) -> tuple[int, int]:
+    if not isinstance(v, list) or len(v) != 2:
+        raise ScenarioError(path, f"expected [from, to], got {v!r}")
+    a, b = (Duration().parse(x, f"{path}[{i}]") for i, x in enumerate(v))
+    if a >= b:
+        raise ScenarioError(path, f"from ({units.fmt_duration(a)}) must be before to ({units.fmt_duration(b)})")
+    return a, b
 
 
-def _choice(*options: str) -> Callable[[Any, str], str]:
-    def check(v, path):
-        if v not in options:
-            raise ScenarioError(path, f"expected one of {', '.join(map(repr, options))}, got {v!r}")
-        return v
-    return check
+OUTAGE = Custom(_outage, lambda o: [units.fmt_duration(o[0]), units.fmt_duration(o[1])],
+                {"type": "array", "items": Duration().json_schema(), "minItems": 2, "maxItems": 2},
+                "`[from, to]`, two durations", lambda o: [o[0], o[1]])
 
 
-def _positive(parse):
-    def check(v, path):
-        x = parse(v, path)
-        if x <= 0:
-            raise ScenarioError(path, f"must be greater than zero, got {v!r}")
-        return x
-    return check
-
-
-_REQUIRED = object()
-
-
-def _pass(v, path):
-    """For values checked by their section's own code."""
-    return v
-
-
-def _section(data, schema: dict, path: str) -> dict:
-    """Checks a table against {key: (checker, default)}; unknown keys are errors."""
-    if not isinstance(data, dict):
-        raise ScenarioError(path, f"expected a table, got {data!r}")
-    unknown = sorted(set(data) - set(schema))
-    if unknown:
-        where = f"{path}." if path else ""
-        raise ScenarioError(f"{where}{unknown[0]}", f"unknown key (accepted here: {', '.join(sorted(schema))})")
-    out = {}
-    for key, (check, default) in schema.items():
-        sub = f"{path}.{key}" if path else key
-        if key in data:
-            out[key] = check(data[key], sub)
-        elif default is _REQUIRED:
-            raise ScenarioError(sub, "is required")
-        else:
-            out[key] = default
-    return out
-
-
-def _dist(parse):
-    """A per-flow quantity: one value, {uniform = [lo, hi]}, or a list with one value per flow."""
-    def check(v, path):
-        if isinstance(v, dict):
-            if set(v) != {"uniform"} or not isinstance(v["uniform"], list) or len(v["uniform"]) != 2:
-                raise ScenarioError(path, f"expected a value, {{uniform = [lo, hi]}} or a list, got {v!r}")
-            lo, hi = (parse(x, f"{path}.uniform[{i}]") for i, x in enumerate(v["uniform"]))
-            if lo > hi:
-                raise ScenarioError(path, f"uniform bounds must satisfy lo <= hi, got {v['uniform']!r}")
-            return {"uniform": {"lo": lo, "hi": hi}}
-        if isinstance(v, list):
-            return {"each": [parse(x, f"{path}[{i}]") for i, x in enumerate(v)]}
-        return {"fixed": parse(v, path)}
-    return check
-
-
-def _dist_map(d: dict, f: Callable[[int], int]) -> dict:
-    (kind, val), = d.items()
-    if kind == "fixed":
-        return {"fixed": f(val)}
-    if kind == "uniform":
-        return {"uniform": {"lo": f(val["lo"]), "hi": f(val["hi"])}}
-    return {"each": [f(x) for x in val]}
-
-
-def _dist_values(d: dict) -> list[int]:
-    (kind, val), = d.items()
-    return [val] if kind == "fixed" else [val["lo"], val["hi"]] if kind == "uniform" else list(val)
-
-
-def _dist_fmt(d: dict, fmt: Callable[[int], str]):
-    (kind, val), = d.items()
-    if kind == "fixed":
-        return fmt(val)
-    if kind == "uniform":
-        return {"uniform": [fmt(val["lo"]), fmt(val["hi"])]}
-    return [fmt(x) for x in val]
-
-
-# ---------------------------------------------------------------------------------------------
-# Queue disciplines: parameters are owned by the Rust AQM library, which validates them and
-# fills in the profile defaults; here we only translate units to its field names.
-
-_QDISC_ALIASES = {"droptail": "drop_tail", "fifo": "drop_tail"}
-_SERDE_POS = re.compile(r" at line \d+ column \d+$")
-
-
-def _qdisc(v, path):
-    from . import _core
-
-    if not isinstance(v, dict):
-        raise ScenarioError(path, f"expected a table with a 'type' (e.g. {{type = \"pie\"}}), got {v!r}")
-    if "type" not in v:
-        raise ScenarioError(f"{path}.type", "is required (e.g. \"drop_tail\", \"pie\")")
-    renamed: dict[str, str] = {}
-    out = _qdisc_units(v, path, renamed)
-    try:
-        resolved = json.loads(_core.resolve_qdisc(json.dumps(out)))
-    except ValueError as e:
-        msg = _SERDE_POS.sub("", str(e))
-        for field, key in renamed.items():
-            msg = msg.replace(f"`{field}`", f"`{key}`").replace(f"{field}:", f"{key}:")
-        raise ScenarioError(path, msg) from None
-    return resolved
-
-
-def _qdisc_units(v: dict, path: str, renamed: dict[str, str]) -> dict:
-    """Translates a queue table's quantities to the AQM library's field names, recursively (a
-    strict-priority class or a fair queue nests the configuration of its inner queue):
-    `limit = "200p"` -> {"packets": 200}; `target = "20ms"` -> `target_s = 0.02`."""
-    out: dict[str, Any] = {}
-    for key, val in v.items():
-        if key == "type":
-            out["type"] = _QDISC_ALIASES.get(val, val)
-        elif key.endswith("limit"):
-            out[key] = units.queue_limit(val, f"{path}.{key}")
-        elif isinstance(val, dict):
-            out[key] = _qdisc_units(val, f"{path}.{key}", renamed)
-        elif isinstance(val, str) and (quantity := units.kind_of(val)):
-            suffix, number = quantity
-            field = f"{key}_{suffix}"
-            out[field] = number if suffix == "s" else round(number)
-            renamed[field] = key
-        else:
-            out[key] = val
-    return out
-
-
-def _limits_fmt(q):
-    """The resolved form of a queue table: limits as '200p' / '2000000B' at any depth, unset
-    (None) fields left out."""
-    if not isinstance(q, dict):
-        return q
-    out = {}
-    for k, v in q.items():
-        if v is None:
-            continue
-        if k.endswith("limit") and isinstance(v, dict) and len(v) == 1:
-            (kind, n), = v.items()
-            out[k] = f"{n}p" if kind == "packets" else f"{n}B"
-        else:
-            out[k] = _limits_fmt(v)
-    return out
-
-
-_DEFAULT_REVERSE = {"type": "drop_tail", "limit": {"packets": 100_000}}
-_DEFAULT_ACCESS_QUEUE = {"type": "drop_tail", "limit": {"packets": 1000}}
-
-
-def _rate_step(v, path):
-    step = _section(v, {"at": (units.duration_ns, _REQUIRED), "rate": (_positive(units.rate_bps), _REQUIRED)}, path)
-    return {"at_ns": step["at"], "rate_bps": step["rate"]}
-
-
-def _rate_schedule(v, path):
-    if not isinstance(v, list):
-        raise ScenarioError(path, f"expected a list of {{at, rate}} tables, got {v!r}")
-    steps = [_rate_step(s, f"{path}[{i}]") for i, s in enumerate(v)]
-    for i in range(1, len(steps)):
-        if steps[i]["at_ns"] < steps[i - 1]["at_ns"]:
-            raise ScenarioError(f"{path}[{i}].at", "steps must be in time order")
-    return steps
-
-
-def _impairment(v, path):
-    imp = _section(v, {"loss": (_pass, None), "mark": (_bool, False), "outages": (_pass, [])}, path)
-    loss = v.get("loss")
-    if loss is None:
-        model = "none"
-    elif isinstance(loss, dict) and set(loss) == {"bernoulli"}:
-        model = {"bernoulli": {"p": _number(0.0, 1.0)(loss["bernoulli"], f"{path}.loss.bernoulli")}}
-    elif isinstance(loss, dict) and set(loss) == {"periodic"}:
-        model = {"periodic": {"every": _int(1, 2**62)(loss["periodic"], f"{path}.loss.periodic")}}
-    else:
-        raise ScenarioError(f"{path}.loss", f"expected {{bernoulli = p}} or {{periodic = N}} (every N-th packet), got {loss!r}")
-    outages = v.get("outages", [])
-    if not isinstance(outages, list):
-        raise ScenarioError(f"{path}.outages", f"expected a list of [from, to] pairs, got {outages!r}")
-    spans = []
-    for i, o in enumerate(outages):
-        if not isinstance(o, list) or len(o) != 2:
-            raise ScenarioError(f"{path}.outages[{i}]", f"expected [from, to], got {o!r}")
-        a, b = (units.duration_ns(x, f"{path}.outages[{i}]") for x in o)
-        if a >= b:
-            raise ScenarioError(f"{path}.outages[{i}]", "from must be before to")
-        spans.append([a, b])
-    return {"loss": model, "mark_instead": imp["mark"], "outages": spans}
-
-
-def _impairment_fmt(d: dict) -> dict:
-    loss = d["loss"]
-    out: dict = {"mark": d["mark_instead"], "outages": [[units.fmt_duration(a), units.fmt_duration(b)] for a, b in d["outages"]]}
-    if loss != "none":
-        (kind, val), = loss.items()
-        out["loss"] = {kind: val["p"] if kind == "bernoulli" else val["every"]}
-    return out
-
-
-_BOTTLENECK = {
-    "rate": (_positive(units.rate_bps), _REQUIRED),
-    "delay": (units.duration_ns, _REQUIRED),
-    "mtu": (_positive(units.size_bytes), 1500),
-    "queue": (_qdisc, _REQUIRED),
-    "reverse_queue": (_qdisc, None),
-    "rate_schedule": (_rate_schedule, []),
-    "impairment": (_impairment, None),
-}
-
-_ACCESS = {
-    "rate": (_positive(units.rate_bps), None),
-    "queue": (_qdisc, None),
-}
-
-# TCP: a named profile (expanded by the simulator, see aqmlab._core.TCP_PROFILES) plus any
-# overrides, each: user key -> (simulator field, checker, formatter for the resolved file).
-_ECN_MODES = {False: "off", True: "classic", "off": "off", "classic": "classic", "dctcp": "dctcp"}
-
-
-def _ecn(v, path):
-    if isinstance(v, (bool, str)) and v in _ECN_MODES:
-        return _ECN_MODES[v]
-    raise ScenarioError(path, f"expected true, false, 'classic' or 'dctcp', got {v!r}")
-
-
-def _same(v):
-    return v
-
-
-_TCP_FIELDS = {
-    "cc": ("cc", _choice("newreno", "cubic", "dctcp"), _same),
-    "sack": ("sack", _bool, _same),
-    "prr": ("prr", _bool, _same),
-    "limited_transmit": ("limited_transmit", _bool, _same),
-    "keep_sack_on_rto": ("keep_sack_on_rto", _bool, _same),
-    "growth": ("growth", _choice("per_ack", "byte_counting"), _same),
-    "reduce_from": ("reduce_from", _choice("flight", "cwnd"), _same),
-    "initial_cwnd": ("initial_cwnd", _int(1, 1000), _same),
-    "rwnd": ("rwnd", _int(1, 2**31 - 1), _same),
-    "min_rto": ("min_rto_ns", _positive(units.duration_ns), units.fmt_duration),
-    "initial_rto": ("initial_rto_ns", _positive(units.duration_ns), units.fmt_duration),
-    "max_rto": ("max_rto_ns", _positive(units.duration_ns), units.fmt_duration),
-    "clock_granularity": ("clock_granularity_ns", units.duration_ns, units.fmt_duration),
-    "dupack_threshold": ("dupack_threshold", _int(1, 1000), _same),
-    "ecn": ("ecn", _ecn, _same),
-    "timestamps": ("timestamps", _bool, _same),
-    "ack_every": ("ack_every", _int(1, 64), _same),
-    "delack_timeout": ("delack_timeout_ns", _positive(units.duration_ns), units.fmt_duration),
-    # HyStart, Linux tcp_cubic's slow-start exit (on in the linux profile): see tcp/hystart.rs.
-    "hystart": ("hystart", _bool, _same),
-    # RACK-TLP loss detection, RFC 8985 (on in the linux profile): see tcp/sender.rs.
-    "rack": ("rack", _bool, _same),
-}
-
-
-def _size_dist(v, path):
-    """'30KB' | {exponential = '12KB'} | {pareto = {mean = '12KB', shape = 1.2}}."""
+def _size_dist(v: Json, path: str) -> dict[str, Any]:
+    """'30KB' | {exponential = '12KB'} | {pareto = {mean = '12KB', shape = 1.2}}, in the
+    simulator's form."""
+    size = Size()
     if isinstance(v, dict) and set(v) == {"exponential"}:
-        return {"exponential": {"mean": float(_positive(units.size_bytes)(v["exponential"], f"{path}.exponential"))}}
+        return {"exponential": {"mean": float(size.parse(v["exponential"], f"{path}.exponential"))}}
     if isinstance(v, dict) and set(v) == {"pareto"}:
-        par = _section(v["pareto"], {"mean": (_positive(units.size_bytes), _REQUIRED), "shape": (_number(1.0, 100.0, open_low=True), _REQUIRED)}, f"{path}.pareto")
-        return {"pareto": {"mean": float(par["mean"]), "shape": par["shape"]}}
+        p = parse_table(_Pareto, v["pareto"], f"{path}.pareto")
+        return {"pareto": {"mean": float(p.mean), "shape": p.shape}}
     if isinstance(v, dict):
-        raise ScenarioError(path, f"expected a size like '30KB', {{exponential = '12KB'}} or {{pareto = {{mean = '12KB', shape = 1.2}}}}, got {v!r}")
-    return {"fixed": _positive(units.size_bytes)(v, path)}
+        raise ScenarioError(path, f"expected a size like '30KB', {{exponential = '12KB'}} or "
+                                  f"{{pareto = {{mean = '12KB', shape = 1.2}}}}, got {v!r}")
+    return {"fixed": size.parse(v, path)}
 
 
-def _size_fmt(d: dict):
-    (kind, val), = d.items()
+@dataclass(frozen=True, kw_only=True)
+class _Pareto:
+    """Pareto-distributed sizes: heavy-tailed web objects."""
+
+    mean: int = spec(Size(), "mean size")
+    shape: float = spec(Float(1.0, 100.0, lo_open=True), "shape (above 1: a finite mean)")
+
+
+def _size_fmt(d: dict[str, Any]) -> Json:
+    ((kind, val),) = d.items()
     if kind == "fixed":
-        return f"{val}B"
+        return units.fmt_size(val)
     if kind == "exponential":
-        return {"exponential": f"{round(val['mean'])}B"}
-    return {"pareto": {"mean": f"{round(val['mean'])}B", "shape": val["shape"]}}
+        return {"exponential": units.fmt_size(round(val["mean"]))}
+    return {"pareto": {"mean": units.fmt_size(round(val["mean"])), "shape": val["shape"]}}
 
 
-def _number(lo: float, hi: float, *, open_low: bool = False):
-    def check(v, path):
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and (lo < v if open_low else lo <= v) and v <= hi
-        if not ok:
-            bracket = "(" if open_low else "["
-            raise ScenarioError(path, f"expected a number in {bracket}{lo}, {hi}], got {v!r}")
-        return float(v)
-    return check
+SIZE_DIST = Custom(_size_dist, _size_fmt, {"anyOf": [
+    Size().json_schema(),
+    {"type": "object", "properties": {"exponential": Size().json_schema()}, "required": ["exponential"],
+     "additionalProperties": False},
+    {"type": "object", "properties": {"pareto": {"type": "object", "properties": {
+        "mean": Size().json_schema(), "shape": {"type": "number", "exclusiveMinimum": 1}},
+        "required": ["mean", "shape"], "additionalProperties": False}},
+     "required": ["pareto"], "additionalProperties": False},
+]}, "a size (`\"30KB\"`), `{exponential = \"12KB\"}` or `{pareto = {mean = \"12KB\", shape = 1.2}}`")
 
 
-_TCP = {
-    "profile": (_str, "ns2-sack"),
-    **{k: (chk, None) for k, (_, chk, _) in _TCP_FIELDS.items()},
-    # The application: none of these is a bulk (FTP-like) flow.
-    "size": (_size_dist, None),
-    "think": (_positive(units.duration_ns), None),
-    "arrival_rate": (_number(0.0, 1e9, open_low=True), None),
-}
-_UDP = {"rate": (_positive(units.rate_bps), _REQUIRED), "ecn": (_bool, False)}
-_FLOW_COMMON = {
-    "name": (_str, None),
-    "type": (_choice("tcp", "udp"), _REQUIRED),
-    "count": (_int(1, 1_000_000), 1),
-    "rtt": (_dist(units.duration_ns), None),
-    "access_delay": (_dist(units.duration_ns), None),
-    "receiver_delay": (units.duration_ns, 0),
-    "start": (_dist(units.duration_ns), {"fixed": 0}),
-    "stop": (units.duration_ns, None),
-    "packet_size": (_positive(units.size_bytes), 1000),
-    "dscp": (_int(0, 63), 0),
-    "marker": (_pass, None),  # Per Packet Value marking, checked by aqmlab.ppv
-}
-
-_TRACES = {
-    "interval": (_positive(units.duration_ns), 10_000_000),
-    "queue": (_bool, False),
-    "sojourn": (_bool, False),
-    "sojourn_every": (_int(1, 2**31 - 1), 1),
-    "flow_bytes": (_bool, False),
-    "drops": (_bool, False),
-    "probe": (_bool, False),
-    "tcp": (_bool, False),
-}
-
-_TOP = {
-    "name": (_str, "scenario"),
-    "description": (_text, ""),
-    "seed": (_int(0, 2**64 - 1), 1),
-    "duration": (_positive(units.duration_ns), _REQUIRED),
-    "warmup": (units.duration_ns, 0),
-    "bottleneck": (lambda v, p: _section(v, _BOTTLENECK, p), _REQUIRED),
-    "access": (lambda v, p: _section(v, _ACCESS, p), None),
-    "flows": (None, _REQUIRED),
-    "traces": (lambda v, p: _section(v, _TRACES, p), None),
-}
+# ---------------------------------------------------------------------------------------------
+# The tables of a scenario file. A field is one line: kind and range, doc, default, sim name.
 
 
-def _flow(v, path: str, index: int, bottleneck_delay: int) -> dict:
-    if not isinstance(v, dict):
-        raise ScenarioError(path, f"expected a table, got {v!r}")
-    typ = _choice("tcp", "udp")(v.get("type"), f"{path}.type")
-    specific = _TCP if typ == "tcp" else _UDP
-    g = _section(v, {**_FLOW_COMMON, **specific}, path)
-    g["name"] = g["name"] or f"{typ}{index}"
-    if (g["rtt"] is None) == (g["access_delay"] is None):
-        raise ScenarioError(f"{path}.rtt", "give exactly one of 'rtt' (base round trip) or 'access_delay'")
-    if g["rtt"] is not None:
-        # Base RTT = 2 (access + bottleneck + receiver delay): the sender's access link takes the rest.
-        fixed = bottleneck_delay + g["receiver_delay"]
-        low = min(_dist_values(g["rtt"]))
-        if low < 2 * fixed:
-            raise ScenarioError(
-                f"{path}.rtt",
-                f"{units.fmt_duration(low)} is below twice the bottleneck and receiver delays "
-                f"({units.fmt_duration(2 * fixed)})",
-            )
-        g["access_delay"] = _dist_map(g["rtt"], lambda r: r // 2 - fixed)
-    count = g["count"]
-    for key in ("access_delay", "start"):
-        d = g[key]
-        if "each" in d and len(d["each"]) != count:
-            raise ScenarioError(f"{path}.{key if key == 'start' else 'rtt'}", f"{len(d['each'])} values given for count = {count}")
-    if g["packet_size"] <= 40:
-        raise ScenarioError(f"{path}.packet_size", "must exceed the 40-byte IP+TCP header")
-    if g["marker"] is not None:
-        from . import ppv
+@dataclass(frozen=True, kw_only=True)
+class RateStep:
+    """A capacity change of the bottleneck, applied to both directions."""
 
-        g["marker"] = ppv.marker(g["marker"], f"{path}.marker", count)
-    if typ == "tcp":
-        g["tcp"] = _resolve_tcp(g, path)
-        g["app"] = _app(g, path)
-    else:
-        g["app"] = {"type": "bulk"}
-    return g
+    at: int = spec(Duration(), "time of the change", sim="at_ns")
+    rate: int = spec(Rate(), "the capacity from then on", sim="rate_bps")
 
 
-def _resolve_tcp(g: dict, path: str) -> dict:
+@dataclass(frozen=True, kw_only=True)
+class Impairment:
+    """Losses on the bottleneck's forward direction, in front of the queue."""
+
+    loss: dict[str, Any] | None = spec(LOSS, "random or periodic loss (unset: none)", default=None, sim="loss")
+    mark: bool = spec(Bool(), "mark ECN-capable packets CE instead of dropping them", default=False,
+                      sim="mark_instead")
+    outages: list[tuple[int, int]] = spec(ListOf(OUTAGE, "[from, to] pairs"), "intervals during which every "
+                                          "packet is lost (in time order, not overlapping)", default=[], sim="outages")
+
+
+class _ImpairmentTable(Table):
+    def sim(self, v: Any) -> Json:
+        out = sim_table(v)
+        out["loss"] = out["loss"] or "none"
+        return out
+
+
+class _LinkTable(Table):
+    """A link table: its device fields go to the simulator as one `device` table (see
+    DeviceConfig in crates/sim/src/config.rs)."""
+
+    def sim(self, v: Any) -> Json:
+        return {**sim_table(v), "device": {"overhead_bytes": v.overhead, "queue_packets": v.device_queue}}
+
+
+# The network device under a link's discipline: link-layer bytes serialized with every packet
+# (PPP 2 as ns-3's PointToPointNetDevice adds; Ethernet 38 with preamble, FCS and gap) and a
+# device queue of N packets that the discipline feeds (ns-3's TxQueue, a NIC ring).
+_OVERHEAD_DOC = "link-layer bytes serialized with every packet (PPP 2, Ethernet 38)"
+_DEVICE_QUEUE_DOC = "packets held by the device under the discipline (ns-3's TxQueue; 0: none)"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Bottleneck:
+    """The bottleneck link: forward (data) direction with the queue under study, reverse (ACK)
+    direction with its own queue."""
+
+    rate: int = spec(Rate(), "capacity (both directions)", sim="rate_bps")
+    delay: int = spec(Duration(), "one-way propagation delay", sim="delay_ns")
+    # 65535 B: the largest IPv4 datagram.
+    mtu: int = spec(Size(lo=41, hi=65535), "largest packet on the link (some AQMs use it)", default="1500B",
+                    sim="mtu")
+    queue: dict[str, Any] = spec(QDISC, "the discipline of the forward direction: the AQM under study",
+                                 sim="queue")
+    reverse_queue: dict[str, Any] = spec(QDISC, "the discipline of the reverse (ACK) direction",
+                                         default={"type": "drop_tail", "limit": "100000p"}, sim="reverse_queue")
+    rate_schedule: list[RateStep] = spec(ListOf(Table(RateStep), "{at, rate} tables"),
+                                         "capacity changes, in strictly increasing time", default=[],
+                                         sim="rate_schedule")
+    impairment: Impairment | None = spec(_ImpairmentTable(Impairment), "loss and outages (unset: none)",
+                                         default=None, sim="impairment")
+    overhead: int = spec(Size(lo=0, hi=65535), _OVERHEAD_DOC, default="0B")
+    device_queue: int = spec(Int(0, 1_000_000), _DEVICE_QUEUE_DOC, default=0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Access:
+    """The links between hosts and routers."""
+
+    rate: int | None = spec(Rate(), "access link rate (unset: pure propagation delays, no serialization and "
+                                    "no queue)", default=None, sim="rate_bps")
+    queue: dict[str, Any] = spec(QDISC, "the discipline of rate-limited access links",
+                                 default={"type": "drop_tail", "limit": "1000p"}, sim="queue")
+    overhead: int = spec(Size(lo=0, hi=65535), _OVERHEAD_DOC + "; needs `rate`", default="0B")
+    device_queue: int = spec(Int(0, 1_000_000), _DEVICE_QUEUE_DOC + "; needs `rate`", default=0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Traces:
+    """What to record. Every trace is off unless asked for, and costs nothing when off."""
+
+    interval: int = spec(Duration(lo_open=True), "sampling interval of the periodic traces (queue, flow_bytes, "
+                                                 "probe, tcp)", default="10ms", sim="interval_ns")
+    queue: bool = spec(Bool(), "bottleneck backlog and queue delay every interval", default=False, sim="queue")
+    sojourn: bool = spec(Bool(), "per-packet bottleneck sojourn times", default=False, sim="sojourn")
+    sojourn_every: int = spec(Int(1, 2**31 - 1), "record every n-th departure's sojourn", default=1,
+                              sim="sojourn_every")
+    flow_bytes: bool = spec(Bool(), "per-flow delivered bytes every interval", default=False, sim="flow_bytes")
+    drops: bool = spec(Bool(), "every drop and ECN mark, with time, flow and reason", default=False, sim="drops")
+    probe: bool = spec(Bool(), "the bottleneck AQM's internal variables every interval", default=False,
+                       sim="probe")
+    tcp: bool = spec(Bool(), "per-flow cwnd, ssthresh and smoothed RTT every interval", default=False, sim="tcp")
+
+
+_ANY_DURATION = DistOf(Duration())
+MAX_GROUP_FLOWS = 1_000_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlowGroup:
+    """A group of identical flows (same transport, same schedule)."""
+
+    name: str | None = spec(Str(), "the group's name in results (unset: its type and index, e.g. `tcp0`)",
+                            default=None, sim="name")
+    count: int = spec(Int(1, MAX_GROUP_FLOWS), "flows in the group", default=1, sim="count")
+    rtt: Dist | None = spec(_ANY_DURATION, "base round-trip time: the sender's access link takes what the "
+                            "bottleneck and receiver delays leave (give `rtt` or `access_delay`)", default=None)
+    access_delay: Dist | None = spec(_ANY_DURATION, "one-way delay of each sender's access link",
+                                     default=None, sim="access_delay_ns")
+    receiver_delay: int = spec(Duration(), "one-way delay of each receiver's access link", default="0s",
+                               sim="receiver_delay_ns")
+    start: Dist = spec(_ANY_DURATION, "start time of each flow", default="0s", sim="start_ns")
+    stop: int | None = spec(Duration(), "time the group's flows stop sending (unset: the end of the run)",
+                            default=None, sim="stop_ns")
+    packet_size: int = spec(Size(lo=41, hi=65535), "a full data packet on the wire, headers included (more "
+                            "than the 40-byte IP and TCP headers, at most bottleneck.mtu)", default="1000B",
+                            sim="packet_size")
+    dscp: int = spec(Int(0, 63), "DiffServ code point of the group's data packets", default=0, sim="dscp")
+    marker: Marker | None = spec(MARKER, "Per Packet Value marking (see aqmlab.ppv)", default=None, sim="marker")
+
+
+def _tcp_profiles() -> list[str]:
     from . import _core
 
-    overrides = {_TCP_FIELDS[k][0]: g[k] for k in _TCP_FIELDS if g[k] is not None}
-    if g["cc"] == "dctcp" and g["ecn"] is None:
+    return list(_core.TCP_PROFILES)
+
+
+def _bytes_or_unlimited(v: Json, path: str) -> int | str:
+    return "unlimited" if v == "unlimited" else Size(lo=1).parse(v, path)
+
+
+_BYTES_OR_UNLIMITED = Custom(
+    _bytes_or_unlimited, lambda v: v if v == "unlimited" else units.fmt_size(v),
+    {"anyOf": [Size(lo=1).json_schema(), {"const": "unlimited"}]},
+    "a size, or `\"unlimited\"` (no bound)", lambda v: None if v == "unlimited" else v)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TcpGroup(FlowGroup):
+    """TCP flows. A named profile sets every TCP option (see the profile table); each option
+    given here overrides it. Without `size`, `think` or `arrival_rate` a flow is a bulk (FTP-like)
+    transfer from start to stop."""
+
+    TAG: ClassVar[tuple[str, str]] = ("type", "tcp")
+    profile: str = spec(Choice(_tcp_profiles), "the TCP whose defaults apply", default="ns2-sack")
+    cc: str | None = spec(Choice(("newreno", "cubic", "dctcp")), "congestion control", default=None, sim="cc")
+    sack: bool | None = spec(Bool(), "SACK loss recovery (RFC 6675); without it NewReno (RFC 6582)",
+                             default=None, sim="sack")
+    prr: bool | None = spec(Bool(), "Proportional Rate Reduction in SACK recovery (RFC 6937)", default=None,
+                            sim="prr")
+    limited_transmit: bool | None = spec(Bool(), "limited transmit (RFC 3042)", default=None, sim="limited_transmit")
+    keep_sack_on_rto: bool | None = spec(Bool(), "keep the SACK scoreboard across a timeout (Linux)", default=None,
+                                         sim="keep_sack_on_rto")
+    growth: str | None = spec(Choice(("per_ack", "byte_counting")), "window growth per ACK or by bytes acked "
+                              "(RFC 3465)", default=None, sim="growth")
+    reduce_from: str | None = spec(Choice(("flight", "pipe", "cwnd")), "what a congestion response halves",
+                                   default=None, sim="reduce_from")
+    initial_cwnd: int | None = spec(Int(1, 1000), "initial window, segments", default=None, sim="initial_cwnd")
+    rwnd: int | None = spec(Int(1, 2**31 - 1), "receive window, segments", default=None, sim="rwnd")
+    min_rto: int | None = spec(Duration(lo_open=True), "lower bound on the RTO (RFC 6298)", default=None,
+                               sim="min_rto_ns")
+    initial_rto: int | None = spec(Duration(lo_open=True), "RTO before the first RTT sample", default=None,
+                                   sim="initial_rto_ns")
+    max_rto: int | None = spec(Duration(lo_open=True), "upper bound on the RTO", default=None, sim="max_rto_ns")
+    clock_granularity: int | None = spec(Duration(), "RTT measurement tick (RFC 6298's G)", default=None,
+                                         sim="clock_granularity_ns")
+    dupack_threshold: int | None = spec(Int(1, 1000), "duplicate ACKs that trigger fast retransmit",
+                                        default=None, sim="dupack_threshold")
+    ecn: str | None = spec(Choice(("off", "classic", "dctcp"), {True: "classic", False: "off"}),
+                           "ECN: RFC 3168 (`classic`), DCTCP's exact echo, or off", default=None, sim="ecn")
+    timestamps: bool | None = spec(Bool(), "RTT samples from timestamps on every ACK (RFC 7323)", default=None,
+                                   sim="timestamps")
+    ack_every: int | None = spec(Int(1, 64), "the receiver acknowledges every n-th segment", default=None,
+                                 sim="ack_every")
+    delack_timeout: int | None = spec(Duration(lo_open=True), "the delayed-ACK timer", default=None,
+                                      sim="delack_timeout_ns")
+    hystart: bool | None = spec(Bool(), "HyStart slow-start exit (Linux tcp_cubic)", default=None, sim="hystart")
+    rack: bool | None = spec(Bool(), "RACK-TLP loss detection (RFC 8985); needs `sack`", default=None, sim="rack")
+    rcv_wnd: int | str | None = spec(_BYTES_OR_UNLIMITED, "receive window (ns-3 128 KiB, Linux 3 MiB, ns-2 "
+                                     "unlimited)", default=None, sim="rcv_wnd_bytes")
+    snd_buf: int | str | None = spec(_BYTES_OR_UNLIMITED, "send buffer (ns-3 128 KiB, Linux 4 MiB, ns-2 "
+                                     "unlimited)", default=None, sim="snd_buf_bytes")
+    option_bytes: str | None = spec(Choice(("uncounted", "ns3", "linux")), "how TCP options count in packet "
+                                    "sizes: not at all (ns-2), packed and padded (ns-3), NOP-aligned (Linux)",
+                                    default=None, sim="option_bytes")
+    cubic_alpha: str | None = spec(Choice(("fixed", "rfc9438")), "CUBIC's Reno-friendly α: 3(1−β)/(1+β) "
+                                   "throughout (ns-3, Linux) or 1 once cwnd passes cwnd_prior (RFC 9438 §4.3)",
+                                   default=None, sim="cubic_alpha")
+    lost_retransmit: bool | None = spec(Bool(), "Linux's pre-RACK lost-retransmission detection "
+                                        "(tcp_mark_lost_retrans)", default=None, sim="lost_retransmit")
+    rescue_retransmit: bool | None = spec(Bool(), "RFC 6675 NextSeg rule 4, the rescue retransmission",
+                                          default=None, sim="rescue_retransmit")
+    # The application.
+    size: dict[str, Any] | None = spec(SIZE_DIST, "payload per transfer: one transfer at start (a fixed size), "
+                                       "or objects of random size with `think` or `arrival_rate`", default=None)
+    think: int | None = spec(Duration(lo_open=True), "mean think time between the objects of a session",
+                             default=None)
+    arrival_rate: float | None = spec(Float(0.0, 1e9, lo_open=True, unit="per s"), "Poisson arrivals of "
+                                      "transfers, each on a host pair of its own (needs a fixed start, a stop and "
+                                      "count = 1)", default=None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class UdpGroup(FlowGroup):
+    """Constant-bit-rate UDP sources."""
+
+    TAG: ClassVar[tuple[str, str]] = ("type", "udp")
+    rate: int = spec(Rate(), "bit rate on the wire", sim="rate_bps")
+    ecn: bool = spec(Bool(), "send as ECT(0), so an ECN AQM marks rather than drops", default=False, sim="ecn")
+
+
+FLOW = Tagged("type", {"tcp": TcpGroup, "udp": UdpGroup})
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScenarioSpec:
+    """One experiment on a dumbbell."""
+
+    name: str = spec(Str(), "names the run in results", default="scenario")
+    description: str = spec(Str(nonempty=False), "free text", default="")
+    seed: int = spec(Int(0, 2**64 - 1), "seed of the run; every component derives its own stream", default=1,
+                     sim="seed")
+    duration: int = spec(Duration(lo_open=True), "the run stops at this simulated time", sim="duration_ns")
+    warmup: int = spec(Duration(), "metrics ignore what happens before this time", default="0s", sim="warmup_ns")
+    bottleneck: Bottleneck = spec(_LinkTable(Bottleneck), "the bottleneck link", sim="bottleneck")
+    access: Access = spec(_LinkTable(Access), "the access links", default={}, sim="access")
+    flows: list[TcpGroup | UdpGroup] = spec(ListOf(FLOW, "flow groups ([[flows]] tables)", min_len=1),
+                                            "the flow groups, in order (flow ids count up through them)")
+    traces: Traces = spec(Table(Traces), "what to record", default={}, sim="traces")
+
+
+# ---------------------------------------------------------------------------------------------
+# What one field cannot say alone.
+
+
+def _own_fields(cls: type) -> list[tuple[str, Any]]:
+    """A flow type's own fields (the transport's), not the group's common ones."""
+    common = {n for n, _ in fields_of(FlowGroup)}
+    return [(n, f) for n, f in fields_of(cls) if n not in common]
+
+
+def _flow(g: TcpGroup | UdpGroup, path: str, index: int, b: Bottleneck, duration: int) -> tuple[Any, dict[str, Any]]:
+    """Checks a group against the rest of the scenario; returns it resolved (name, access delays,
+    TCP profile expanded) and the simulator's form of the group."""
+    g = dataclasses.replace(g, name=g.name or f"{g.TAG[1]}{index}")
+    if (g.rtt is None) == (g.access_delay is None):
+        raise ScenarioError(f"{path}.rtt", "give exactly one of 'rtt' (base round trip) or 'access_delay'")
+    if g.rtt is not None:
+        # Base RTT = 2 (access + bottleneck + receiver delay): the sender's access link takes the rest.
+        fixed = b.delay + g.receiver_delay
+        low = min(g.rtt.values())
+        if low < 2 * fixed:
+            raise ScenarioError(f"{path}.rtt", f"{units.fmt_duration(low)} is below twice the bottleneck and receiver "
+                                               f"delays ({units.fmt_duration(2 * fixed)})")
+        g = dataclasses.replace(g, access_delay=g.rtt.map(lambda r: r // 2 - fixed), rtt=None)
+    for key, d in (("rtt", g.access_delay), ("start", g.start)):
+        if d is not None and d.each is not None and len(d.each) != g.count:
+            raise ScenarioError(f"{path}.{key}", f"{len(d.each)} values given for count = {g.count}")
+    if g.packet_size > b.mtu:
+        raise ScenarioError(f"{path}.packet_size", f"{g.packet_size} B exceeds bottleneck.mtu ({b.mtu} B)")
+    if g.marker is not None:
+        check_marker(g.marker, f"{path}.marker", g.count)
+    first_start = min(g.start.values())
+    if first_start >= duration:
+        _warn(f"{path}.start", f"{units.fmt_duration(first_start)} is at or after the end of the run "
+                               f"({units.fmt_duration(duration)}): the group never sends")
+    elif g.stop is not None and g.stop <= max(g.start.values()):
+        _warn(f"{path}.stop", f"{units.fmt_duration(g.stop)} is not after every flow's start: "
+                              "flows that start at or after it never send")
+    flow = {**sim_table(g, FlowGroup)}
+    if isinstance(g, TcpGroup):
+        g, flow["transport"] = _resolve_tcp(g, path)
+        flow["app"] = _app(g, path)
+    else:
+        flow["transport"] = {"type": "udp", **{f.sim: f.kind.sim(getattr(g, n)) for n, f in _own_fields(UdpGroup)}}
+        flow["app"] = {"type": "bulk"}
+    return g, flow
+
+
+def _resolve_tcp(g: TcpGroup, path: str) -> tuple[TcpGroup, dict[str, Any]]:
+    """Expands the TCP profile with the group's overrides (in the simulator); returns the group
+    with every option filled in and the simulator's TcpConfig."""
+    from . import _core
+
+    own = [(n, f) for n, f in _own_fields(TcpGroup) if f.sim is not None]
+    overrides = {f.sim: f.kind.sim(getattr(g, n)) for n, f in own if getattr(g, n) is not None}
+    if g.cc == "dctcp" and g.ecn is None:
         overrides["ecn"] = "dctcp"  # DCTCP needs its exact echo (RFC 8257 §3.2)
-    if g["profile"] == "linux" and g["cc"] not in (None, "cubic") and g["hystart"] is None:
-        # Linux runs HyStart inside tcp_cubic only: its Reno and DCTCP have none.
-        overrides["hystart"] = False
+    if g.sack is False:
+        # RACK-TLP marks losses from SACKed data (RFC 8985 §2) and PRR counts delivered data from
+        # the scoreboard (RFC 6937 §3): a profile's RACK and PRR go with its SACK unless given.
+        overrides.update({k: False for k in ("rack", "prr") if getattr(g, k) is None})
     try:
-        return json.loads(_core.resolve_tcp(g["profile"], json.dumps(overrides)))
+        tcp: dict[str, Any] = json.loads(_core.resolve_tcp(g.profile, json.dumps(overrides)))
     except ValueError as e:
-        msg = _SERDE_POS.sub("", str(e))
-        field, sep, rest = msg.partition(":")
-        user = next((k for k, (f, _, _) in _TCP_FIELDS.items() if f == field), field)
-        if sep and user in _TCP_FIELDS or field == "profile":
-            raise ScenarioError(f"{path}.{user}", rest.strip()) from None
-        raise ScenarioError(path, msg) from None
+        field, _, rest = str(e).partition(":")
+        user = next((n for n, f in own if f.sim == field), None)
+        raise ScenarioError(f"{path}.{user}" if user else path, rest.strip() if user else str(e)) from None
+    if tcp["rack"] and not tcp["sack"]:
+        raise ScenarioError(f"{path}.rack", "RACK-TLP needs SACK (RFC 8985 §2): set sack = true or rack = false")
+    # The simulator writes an unbounded window or buffer as null.
+    unbounded = {"rcv_wnd_bytes", "snd_buf_bytes"}
+    changes: dict[str, Any] = {n: "unlimited" if f.sim in unbounded and tcp[f.sim] is None else tcp[f.sim]
+                               for n, f in own if f.sim in tcp}
+    resolved = dataclasses.replace(g, **changes)
+    return resolved, {"type": "tcp", **tcp}
 
 
-def _app(g: dict, path: str) -> dict:
-    size, think, rate = g["size"], g["think"], g["arrival_rate"]
+def _app(g: TcpGroup, path: str) -> dict[str, Any]:
+    size, think, rate = g.size, g.think, g.arrival_rate
     if rate is not None:
-        if size is None or g["stop"] is None or "fixed" not in g["start"] or g["count"] != 1:
+        if size is None or g.stop is None or g.start.fixed is None or g.count != 1:
             raise ScenarioError(f"{path}.arrival_rate", "Poisson arrivals need 'size', a fixed 'start', a 'stop' and count = 1")
         if think is not None:
             raise ScenarioError(f"{path}.think", "give either 'think' (sessions) or 'arrival_rate' (Poisson arrivals)")
@@ -486,11 +466,48 @@ def _app(g: dict, path: str) -> dict:
     return {"type": "transfer", "bytes": size["fixed"]}
 
 
-def _group_flow_ids(flows: list) -> dict[str, list[int]]:
+def _check_schedule(b: Bottleneck, duration: int) -> None:
+    steps = b.rate_schedule
+    for i in range(1, len(steps)):
+        if steps[i].at < steps[i - 1].at:
+            raise ScenarioError(f"bottleneck.rate_schedule[{i}].at", "steps must be in time order")
+        if steps[i].at == steps[i - 1].at:
+            raise ScenarioError(f"bottleneck.rate_schedule[{i}].at", f"two steps at {units.fmt_duration(steps[i].at)}: "
+                                                                     "which rate applies is ambiguous")
+    late = [i for i, s in enumerate(steps) if s.at >= duration]
+    if late:
+        _warn(f"bottleneck.rate_schedule[{late[0]}].at", f"{units.fmt_duration(steps[late[0]].at)} is at or after the "
+                                                         f"end of the run ({units.fmt_duration(duration)}): "
+                                                         f"{len(late)} step(s) never apply")
+    imp = b.impairment
+    if imp is None:
+        return
+    spans = imp.outages
+    for i in range(1, len(spans)):
+        if spans[i][0] < spans[i - 1][1]:
+            raise ScenarioError(f"bottleneck.impairment.outages[{i}]", "outages must be in time order and must not "
+                                                                        f"overlap (the previous one ends at "
+                                                                        f"{units.fmt_duration(spans[i - 1][1])})")
+    late = [i for i, (a, _) in enumerate(spans) if a >= duration]
+    if late:
+        _warn(f"bottleneck.impairment.outages[{late[0]}]", f"starts at or after the end of the run "
+                                                            f"({units.fmt_duration(duration)}): it never happens")
+
+
+def _warn(path: str, message: str) -> None:
+    warnings.warn(f"{path}: {message}", AqmlabWarning, stacklevel=4)
+
+
+# ---------------------------------------------------------------------------------------------
+# Strict-priority tables select flows by group name: a convenience resolved here.
+
+
+def _group_flow_ids(flows: Json) -> dict[str, list[int] | None]:
     """Flow ids of each named group, as the simulator numbers them (groups in order). A group
     of Poisson arrivals has as many flows as arrivals, known only at run time: the ids of the
     groups from it on are not known here."""
-    ids, n, known = {}, 0, True
+    ids: dict[str, list[int] | None] = {}
+    n, known = 0, True
     for i, g in enumerate(flows if isinstance(flows, list) else []):
         if not isinstance(g, dict):
             continue
@@ -498,12 +515,13 @@ def _group_flow_ids(flows: list) -> dict[str, list[int]]:
         if "arrival_rate" in g:
             known = False
         count = g.get("count", 1)
-        ids[name] = list(range(n, n + count)) if known and isinstance(count, int) else None
-        n += count if isinstance(count, int) else 0
+        valid = isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= MAX_GROUP_FLOWS
+        ids[str(name)] = list(range(n, n + count)) if known and valid else None
+        n += count if valid else 0
     return ids
 
 
-def _select_groups(q, path: str, ids: dict[str, list[int] | None]) -> None:
+def _select_groups(q: Json, path: str, ids: dict[str, list[int] | None]) -> None:
     """Replaces `high_groups = ["voip"]` in strict-priority tables by the groups' flow ids."""
     if not isinstance(q, dict):
         return
@@ -511,133 +529,91 @@ def _select_groups(q, path: str, ids: dict[str, list[int] | None]) -> None:
         groups = q.pop("high_groups")
         if not isinstance(groups, list):
             raise ScenarioError(f"{path}.high_groups", f"expected a list of flow group names, got {groups!r}")
-        flows = list(q.get("high_flows", []))
+        flows = q.get("high_flows", [])
+        flows = list(flows) if isinstance(flows, list) else flows
         for name in groups:
-            if name not in ids:
+            if not isinstance(name, str) or name not in ids:
                 raise ScenarioError(f"{path}.high_groups", f"no flow group named {name!r} (groups: {', '.join(ids)})")
-            if ids[name] is None:
+            group = ids[name]
+            if group is None:
                 raise ScenarioError(f"{path}.high_groups", f"group {name!r} comes at or after a group of Poisson "
                                     "arrivals, whose flow count is known only at run time: select it by dscp")
-            flows += ids[name]
+            flows += group
         q["high_flows"] = flows
     for k, v in q.items():
         _select_groups(v, f"{path}.{k}", ids)
 
 
-def _parse(data: dict) -> dict:
+# ---------------------------------------------------------------------------------------------
+# The simulator's own checks, with its field paths read back into the scenario's.
+
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+def user_path(sim_path: str) -> str:
+    """``flows[0].transport.min_rto_ns`` -> ``flows[0].min_rto``: the simulator's field path as the
+    scenario names it, from the ``sim`` names the schema declares (unknown parts kept)."""
+    classes: list[type] = [ScenarioSpec]
+    out: list[str] = []
+    for part in sim_path.split("."):
+        name, _, rest = part.partition("[")
+        match = next(((n, f) for c in classes for n, f in fields_of(c) if f.sim == name or n == name), None)
+        if match is None:
+            if name not in ("transport", "app"):   # the simulator's grouping of a flow's fields
+                out.append(part)
+            continue
+        out.append(match[0] + (f"[{rest}" if rest else ""))
+        kind = match[1].kind
+        kind = getattr(kind, "item", kind)
+        classes = [kind.cls] if isinstance(kind, Table) else list(kind.variants.values()) if isinstance(kind, Tagged) else []
+    return ".".join(out)
+
+
+def _check_in_simulator(sim_config: dict[str, Any]) -> None:
+    from . import _core
+
+    try:
+        _core.validate(json.dumps(sim_config))
+    except ValueError as e:
+        path, sep, message = str(e).partition(": ")
+        if not sep:
+            raise ScenarioError("", f"the simulator rejects the scenario: {e}") from None
+        raise ScenarioError(user_path(path), message) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenarios
+
+
+def _parse(data: Json) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A user's scenario -> (resolved form, simulator form)."""
     if not isinstance(data, dict):
         raise ScenarioError("", f"a scenario is a table, got {type(data).__name__}")
     if isinstance(data.get("bottleneck"), dict):
         _select_groups(data["bottleneck"].get("queue"), "bottleneck.queue", _group_flow_ids(data.get("flows")))
-    top = _section({k: v for k, v in data.items() if k != "flows"}, {k: s for k, s in _TOP.items() if k != "flows"}, "")
-    flows = data.get("flows")
-    if not isinstance(flows, list) or not flows:
-        raise ScenarioError("flows", "is required: a non-empty list of flow groups ([[flows]] tables)")
-    b = top["bottleneck"]
-    b["reverse_queue"] = b["reverse_queue"] or _qdisc(_DEFAULT_REVERSE, "bottleneck.reverse_queue")
-    top["access"] = top["access"] or {"rate": None, "queue": None}
-    top["access"]["queue"] = top["access"]["queue"] or _qdisc(_DEFAULT_ACCESS_QUEUE, "access.queue")
-    top["traces"] = top["traces"] or _section({}, _TRACES, "traces")
-    top["flows"] = [_flow(f, f"flows[{i}]", i, b["delay"]) for i, f in enumerate(flows)]
-    if top["warmup"] >= top["duration"]:
-        raise ScenarioError("warmup", f"must be shorter than duration ({units.fmt_duration(top['duration'])})")
-    mtu = b["mtu"]
-    for i, g in enumerate(top["flows"]):
-        if g["packet_size"] > mtu:
-            raise ScenarioError(f"flows[{i}].packet_size", f"{g['packet_size']} B exceeds bottleneck.mtu ({mtu} B)")
-    return top
+    s = parse_table(ScenarioSpec, data, "")
+    if s.warmup >= s.duration:
+        raise ScenarioError("warmup", f"must be shorter than duration ({units.fmt_duration(s.duration)})")
+    _check_schedule(s.bottleneck, s.duration)
+    for key in ("overhead", "device_queue"):
+        if s.access.rate is None and getattr(s.access, key):
+            raise ScenarioError(f"access.{key}", "needs access.rate: access links without a rate are pure delays, "
+                                                 "with no device")
+    groups, flows = [], []
+    for i, g in enumerate(s.flows):
+        resolved, flow = _flow(g, f"flows[{i}]", i, s.bottleneck, s.duration)
+        groups.append(resolved)
+        flows.append(flow)
+    s = dataclasses.replace(s, flows=groups)
+    sim = {**sim_table(s), "flows": flows}
+    _check_in_simulator(sim)
+    return fmt_table(s), sim
 
 
-def _to_sim(p: dict) -> dict:
-    """The parsed form -> the simulator's SimConfig (see crates/sim/src/config.rs)."""
-    b, t = p["bottleneck"], p["traces"]
-    flows = []
-    for g in p["flows"]:
-        if g["type"] == "tcp":
-            transport = {"type": "tcp", **g["tcp"]}
-        else:
-            transport = {"type": "udp", "rate_bps": g["rate"], "ecn": g["ecn"]}
-        flows.append({
-            "name": g["name"], "count": g["count"], "transport": transport,
-            "access_delay_ns": g["access_delay"], "receiver_delay_ns": g["receiver_delay"],
-            "start_ns": g["start"], "stop_ns": g["stop"], "packet_size": g["packet_size"], "app": g["app"],
-            "dscp": g["dscp"],
-            "marker": g["marker"],
-        })
-    return {
-        "seed": p["seed"], "duration_ns": p["duration"], "warmup_ns": p["warmup"],
-        "bottleneck": {
-            "rate_bps": b["rate"], "delay_ns": b["delay"], "mtu": b["mtu"], "queue": b["queue"],
-            "reverse_queue": b["reverse_queue"], "rate_schedule": b["rate_schedule"],
-            "impairment": b["impairment"],
-        },
-        "access": {"rate_bps": p["access"]["rate"], "queue": p["access"]["queue"]},
-        "flows": flows,
-        "traces": {
-            "interval_ns": t["interval"], "queue": t["queue"], "sojourn": t["sojourn"],
-            "sojourn_every": t["sojourn_every"], "flow_bytes": t["flow_bytes"], "drops": t["drops"],
-            "probe": t["probe"], "tcp": t["tcp"],
-        },
-    }
-
-
-def _to_resolved(p: dict) -> dict:
-    """The parsed form -> a loadable scenario with every default written out."""
-    d, r = units.fmt_duration, units.fmt_rate
-
-    qdisc = _limits_fmt
-    b = p["bottleneck"]
-    flows = []
-    for g in p["flows"]:
-        f = {
-            "name": g["name"], "type": g["type"], "count": g["count"],
-            "access_delay": _dist_fmt(g["access_delay"], d), "receiver_delay": d(g["receiver_delay"]),
-            "start": _dist_fmt(g["start"], d), "packet_size": f"{g['packet_size']}B", "dscp": g["dscp"],
-        }
-        if g["stop"] is not None:
-            f["stop"] = d(g["stop"])
-        if g["type"] == "tcp":
-            f["profile"] = g["profile"]
-            f.update({k: fmt(g["tcp"][field]) for k, (field, _, fmt) in _TCP_FIELDS.items()})
-            app = g["app"]
-            if app["type"] == "transfer":
-                f["size"] = f"{app['bytes']}B"
-            elif app["type"] in ("sessions", "poisson"):
-                f["size"] = _size_fmt(app["size"])
-                if app["type"] == "sessions":
-                    f["think"] = d(app["think_mean_ns"])
-                else:
-                    f["arrival_rate"] = app["rate_per_s"]
-        else:
-            f["rate"] = r(g["rate"])
-            f["ecn"] = g["ecn"]
-        if g["marker"] is not None:
-            from . import ppv
-
-            f["marker"] = ppv.marker_fmt(g["marker"])
-        flows.append(f)
-    access = {"queue": qdisc(p["access"]["queue"])}
-    if p["access"]["rate"] is not None:
-        access["rate"] = r(p["access"]["rate"])
-    t = dict(p["traces"])
-    t["interval"] = d(t["interval"])
-    return {
-        "name": p["name"], "description": p["description"], "seed": p["seed"],
-        "duration": d(p["duration"]), "warmup": d(p["warmup"]),
-        "bottleneck": {
-            "rate": r(b["rate"]), "delay": d(b["delay"]), "mtu": f"{b['mtu']}B",
-            "queue": qdisc(b["queue"]), "reverse_queue": qdisc(b["reverse_queue"]),
-            "rate_schedule": [{"at": d(s["at_ns"]), "rate": r(s["rate_bps"])} for s in b["rate_schedule"]],
-            **({"impairment": _impairment_fmt(b["impairment"])} if b["impairment"] else {}),
-        },
-        "access": access,
-        "flows": flows,
-        "traces": t,
-    }
-
-
-def set_dotted(data: dict, dotted: str, value) -> None:
+def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
     """Sets 'bottleneck.queue.target' or 'flows[0].count' in a nested dict."""
+    if not isinstance(dotted, str) or not re.fullmatch(r"[^.\[\]]+(\[\d+\])*(\.[^.\[\]]+(\[\d+\])*)*", dotted):
+        raise ScenarioError(str(dotted), "expected a dotted field path like 'bottleneck.rate' or 'flows[0].count'")
     node: Any = data
     parts = re.findall(r"[^.\[\]]+|\[\d+\]", dotted)
     for i, part in enumerate(parts):
@@ -662,40 +638,45 @@ def set_dotted(data: dict, dotted: str, value) -> None:
 class Scenario:
     """A validated scenario: ``resolved`` (loadable, defaults written out) and ``sim_config``."""
 
-    resolved: dict
-    sim_config: dict
+    resolved: dict[str, Any]
+    sim_config: dict[str, Any]
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Scenario":
-        parsed = _parse(copy.deepcopy(data))
-        return cls(resolved=_to_resolved(parsed), sim_config=_to_sim(parsed))
+    def from_dict(cls, data: dict[str, Any]) -> Scenario:
+        resolved, sim = _parse(copy.deepcopy(data))
+        return cls(resolved=resolved, sim_config=sim)
 
     @classmethod
-    def from_toml(cls, path: str | Path) -> "Scenario":
-        path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text())
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError("", f"{path}: not valid TOML: {e}") from None
-        return cls.from_dict(data)
+    def from_toml(cls, path: str | Path) -> Scenario:
+        return cls.from_dict(read_toml(Path(path)))
 
     @classmethod
-    def load(cls, name_or_path: str | Path) -> "Scenario":
+    def load(cls, name_or_path: str | Path) -> Scenario:
         """A scenario file, or the name of one shipped with aqmlab (see :func:`builtin_scenarios`)."""
         p = Path(name_or_path)
+        builtin = BUILTIN_DIR / f"{name_or_path}.toml"
+        if p.is_dir():
+            inside = p / "scenario.toml"
+            saved = f" (to run the scenario saved there, give {inside})" if inside.is_file() else ""
+            if not builtin.is_file():
+                raise ScenarioError("", f"'{name_or_path}' is a directory, not a scenario file{saved}")
+            # `aqmlab run pie-base -o pie-base` then `aqmlab run pie-base`: a directory is never a
+            # scenario file, so the built-in is meant; say so.
+            warnings.warn(f"'{name_or_path}' is a directory here; running the built-in scenario "
+                          f"'{name_or_path}'{saved}", AqmlabWarning, stacklevel=2)
+            return cls.from_toml(builtin)
         if p.exists():
             return cls.from_toml(p)
-        builtin = BUILTIN_DIR / f"{name_or_path}.toml"
-        if builtin.exists():
+        if builtin.is_file():
             return cls.from_toml(builtin)
         raise ScenarioError("", f"no scenario file '{name_or_path}' and no built-in scenario of that name "
                                 f"(built-in: {', '.join(builtin_scenarios())})")
 
     @property
     def name(self) -> str:
-        return self.resolved["name"]
+        return str(self.resolved["name"])
 
-    def with_values(self, values: dict[str, Any]) -> "Scenario":
+    def with_values(self, values: dict[str, Any]) -> Scenario:
         """A copy with fields replaced by dotted path: {'bottleneck.queue.target': '15ms'}."""
         data = copy.deepcopy(self.resolved)
         for dotted, value in values.items():
@@ -705,18 +686,26 @@ class Scenario:
     def to_toml(self) -> str:
         import tomli_w
 
-        return tomli_w.dumps(_drop_none(self.resolved))
+        return tomli_w.dumps(self.resolved)
 
     def sim_json(self) -> str:
         return json.dumps(self.sim_config)
 
 
-def _drop_none(x):
-    if isinstance(x, dict):
-        return {k: _drop_none(v) for k, v in x.items() if v is not None}
-    if isinstance(x, list):
-        return [_drop_none(v) for v in x]
-    return x
+def read_toml(path: Path, where: str = "") -> dict[str, Any]:
+    """A TOML file's table; an unreadable file (missing, a directory, not UTF-8, not TOML) is a
+    :class:`ScenarioError` naming the file."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+        return tomllib.loads(text)
+    except UnicodeDecodeError as e:
+        raise ScenarioError(where, f"{path}: not a text file in UTF-8 (byte {e.start} is {e.object[e.start]:#04x})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(where, f"{path}: not valid TOML: {e}") from None
+    except IsADirectoryError:
+        raise ScenarioError(where, f"{path} is a directory, not a TOML file") from None
+    except OSError as e:
+        raise ScenarioError(where, f"{path}: cannot read: {e.strerror}") from None
 
 
 BUILTIN_DIR = Path(__file__).parent / "scenarios"

@@ -1,6 +1,7 @@
 """The fluid model against the packet simulator on the PIE base scenario (HPSR'13 §IV:
 10 Mb/s, 100 ms, PIE paper defaults), with 5 and 50 flows, and the `aqmlab fluid` command."""
 
+import statistics
 import subprocess
 import sys
 
@@ -49,7 +50,9 @@ def test_fifty_flows_delay_agrees_and_timeouts_explain_p():
     assert abs(s["qdelay_mean_s"] / fluid["qdelay_mean_s"] - 1) < 0.20
     assert fluid["p_mean"] == pytest.approx(2 / 9, rel=0.02)
     assert p < fluid["p_mean"]
-    t0 = sum(f["rto_s"] for f in s["flows"]) / len(s["flows"])
+    # PFTK's T0 is the timeout before back-off (its (1 + 32p²) term models the doubling): the
+    # median RTO at the end, which a few flows caught deep in back-off (12.8 s) do not move.
+    t0 = statistics.median(f["rto_s"] for f in s["flows"])
     want = pftk_loss_for_rate(C_PKTS / 50, 0.1 + fluid["qdelay_mean_s"], t0)
     assert abs(p / want - 1) < 0.20, (p, want, t0)
 

@@ -34,7 +34,7 @@ def test_pi_scenarios_follow_the_paper(quick):
     s = _resolved(pi.EXP3.scenarios(quick)["pi"])
     assert s["bottleneck"]["rate"] == "15Mbps"
     q = s["bottleneck"]["queue"]
-    assert (q["type"], q["limit"], q["a"], q["b"], q["sample_hz"], q["q_ref"]) == \
+    assert (q["type"], q["limit"], q["a"], q["b"], q["sample_freq"], q["q_ref"]) == \
         ("pi", "800p", 1.822e-5, 1.816e-5, 160.0, 200.0)
     groups = {f["name"]: f for f in s["flows"]}
     assert groups["ftp"]["count"] + groups["ftp-leaving"]["count"] == 60 and groups["http"]["count"] == 180
@@ -52,17 +52,17 @@ def test_pi2_scenarios_follow_table_3():
     for aqm, (alpha, beta) in (("pi2", (0.125, 1.25)), ("pi2final", (0.3125, 3.125))):
         s = _resolved(pi2.S1.scenarios(False)[aqm])
         q = s["bottleneck"]["queue"]
-        assert (q["alpha_hz"], q["beta_hz"], q["target_s"], q["tupdate_s"], q["limit"], q["dq_threshold_bytes"]) == \
-            (alpha, beta, 0.020, 0.030, "200000B", 10_000)
+        assert (q["alpha"], q["beta"], q["target"], q["tupdate"], q["limit"], q["dq_threshold"]) == \
+            (alpha, beta, "20ms", "30ms", "200000B", "10000B")
         assert s["bottleneck"]["rate"] == "10Mbps" and s["access"]["rate"] == "10Mbps"
         assert s["duration"] == "100s"
         assert all(f["profile"] == "ns3.26" and f["packet_size"] == "1000B" and f["access_delay"] == "5ms"
                    for f in s["flows"])
         assert s["bottleneck"]["delay"] == "50ms"   # 100 ms bottleneck round trip + 10 ms on the access links
     pie = _resolved(pi2.S1.scenarios(False)["pie"])["bottleneck"]["queue"]
-    assert (pie["target_s"], pie["tupdate_s"], pie["alpha_hz"], pie["beta_hz"]) == (0.020, 0.030, 0.125, 1.25)
+    assert (pie["target"], pie["tupdate"], pie["alpha"], pie["beta"]) == ("20ms", "30ms", 0.125, 1.25)
     mix = _resolved(pi2.S4_MIX.scenarios(True)["pi2-5ms"])
-    assert mix["bottleneck"]["queue"]["target_s"] == 0.005
+    assert mix["bottleneck"]["queue"]["target"] == "5ms"
     assert [(f["type"], f["count"]) for f in mix["flows"]] == [("tcp", 5), ("udp", 2)]
 
 

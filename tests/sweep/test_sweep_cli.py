@@ -8,9 +8,9 @@ import pytest
 from scipy import stats
 
 from aqmlab.sweep import example_path, load_results, plots
+from aqmlab.sweep import Sweep, runner
 from aqmlab.sweep.cli import main, register
-from aqmlab.sweep.runner import FAIL_HOOK_ENV
-from sweep_cases import SMALL, sweep_cli, sweep_dict, write_sweep
+from sweep_cases import SMALL, FailIf, sweep_cli, sweep_dict, write_sweep
 
 
 def test_register_adds_a_documented_sweep_subcommand():
@@ -73,11 +73,12 @@ def test_list_run_collect_and_plot(tmp_path, capsys):
 
 def test_failed_runs_exit_1_and_are_listed(tmp_path, capsys, monkeypatch):
     path = write_sweep(tmp_path / "s.toml", SMALL)
-    monkeypatch.setenv(FAIL_HOOK_ENV, "flows[0].count=1; replication=0")
+    base_seed = Sweep.from_dict(SMALL).base_seed
+    monkeypatch.setattr(runner, "execute", FailIf((("flows[0].count", 1), ("replication", 0)), base_seed))
     assert main([str(path), "-o", str(tmp_path / "store"), "--workers", "1", "-q"]) == 1
     captured = capsys.readouterr()
     assert "12 completed, 4 failed" in captured.out
-    assert captured.err.count("failed: InjectedFailure: failure injected by AQMLAB_SWEEP_FAIL_IF") == 4
+    assert captured.err.count("failed: ScenarioError: injected_failure: unknown key") == 4
 
 
 def test_the_example_sweep_runs_and_plots(tmp_path, capsys, monkeypatch):

@@ -76,7 +76,7 @@ def test_nested_aqm_parameters_can_be_swept():
     # [set] merges into the base's queue table; the axis then reaches a PIE parameter.
     tuned = Sweep.from_dict(sweep_dict(set={"bottleneck.queue": {"type": "pie"}}, zip=[],
                                        axes={"bottleneck.queue.target": ["10ms", "20ms"]}))
-    assert {r.scenario["bottleneck"]["queue"]["target_s"] for r in tuned.runs()} == {0.01, 0.02}
+    assert {r.scenario["bottleneck"]["queue"]["target"] for r in tuned.runs()} == {"10ms", "20ms"}
     assert {r.scenario["bottleneck"]["queue"]["limit"] for r in tuned.runs()} == {"50p"}
 
 
@@ -127,3 +127,23 @@ def test_zipped_fields_are_checked_together():
     with pytest.raises(ScenarioError, match=r"axes\.\(bottleneck\.queue\.min_th, bottleneck\.queue\.max_th\)\[1\]"):
         Sweep.from_dict(sweep_dict(set=red, axes={}, zip=[{"bottleneck.queue.min_th": [10, 700],
                                                             "bottleneck.queue.max_th": [65, 150]}]))
+
+
+def test_a_sweep_of_millions_of_runs_is_refused_before_it_is_expanded():
+    # issue 16 item 6: 4 axes of 40 values x 10 replications = 25.6 M runs. Counting must not
+    # expand (nor validate) the grid: the values here are valid, so only the count can refuse.
+    axes = {"bottleneck.rate": [f"{i + 1}Mbps" for i in range(40)], "flows[0].count": list(range(1, 41)),
+            "bottleneck.delay": [f"{i + 1}ms" for i in range(40)]}
+    d = sweep_dict(axes=axes, zip=[{"bottleneck.queue.limit": [f"{i + 10}p" for i in range(40)]}], replications=10)
+    with pytest.raises(ScenarioError) as e:
+        Sweep.from_dict(d)
+    assert str(e.value) == ("axes: the sweep expands to 25,600,000 runs (40 x 40 x 40 x 40 x 10 replications), more "
+                            "than 100,000: sweep fewer values, or split it into several sweeps")
+
+
+@pytest.mark.parametrize("value", ["1e400s", "1e12s", 1e400])
+def test_an_axis_value_out_of_range_names_the_axis(value):
+    # issue 16 item 2: duration=1e400s was an OverflowError traceback in sweep axes too.
+    with pytest.raises(ScenarioError) as e:
+        Sweep.from_dict(sweep_dict(axes={"duration": ["2s", value]}, zip=[]))
+    assert str(e.value).startswith(f"axes.duration[1]: value {value!r}: duration: ")

@@ -6,6 +6,7 @@
 use std::hint::black_box;
 
 use aqm::pie::{Pie, PieConfig, PieProfile};
+use aqm::schema::Declared;
 use aqm::{Aqm, Backlog, LinkInfo, Nanos, Pkt, Qdisc, QdiscConfig, QueueDisc, QueueLimit, QueueView, Rng};
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -63,7 +64,8 @@ fn enqueue_dequeue(c: &mut Criterion) {
 fn pie_decision(c: &mut Criterion) {
     let mut group = c.benchmark_group("pie enqueue decision");
     for profile in [PieProfile::Rfc, PieProfile::Linux, PieProfile::Paper] {
-        let mut pie = Pie::new(PieConfig { profile, max_burst_s: Some(0.0), ..Default::default() }.params(), LINK, Rng::from_seed(1));
+        let params = PieConfig { profile: Some(profile), max_burst: Some(0), ..Default::default() }.resolve().expect("valid");
+        let mut pie = Pie::new(&params, LINK, Rng::from_seed(1));
         let view = QueueView { backlog: Backlog { bytes: 100_000, packets: 100 }, limit: QueueLimit::Packets(1000) };
         // Drive p up with a large delay: a few updates at 200 ms.
         let pkt = Pkt::new(0, 1000, 0);

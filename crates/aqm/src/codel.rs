@@ -1,4 +1,4 @@
-//! CoDel: Controlled Delay (RFC 8289), and the Linux fixed-point control law as profile `linux`.
+//! CoDel: Controlled Delay (RFC 8289), and the Linux and ns-3 fixed-point laws.
 //!
 //! Work is done at dequeue. A packet whose sojourn time has stayed at or above `target` for a
 //! whole `interval` (while more than one MTU remains queued) starts the dropping state; then
@@ -6,79 +6,82 @@
 //! falls below target. On re-entry soon after leaving, the count resumes near its old value.
 //!
 //! Profiles (spec §6):
-//! - `rfc`: RFC 8289 §5 pseudocode in nanoseconds, exact `1/√count`, `now ≥ first_above_time`.
-//! - `linux`: codel.h / codel_impl.h: time in u32-style units of 1024 ns, `1/√count` kept as a
-//!   Q0.16 `rec_inv_sqrt` refined by one Newton step per count change (so the first step from
-//!   1.0 for count 2 gives 0.5, not 0.707), `drop_next = t + (interval·rec_inv_sqrt·2^16) >> 32`,
-//!   and the strict `now > first_above_time`.
+//! - `rfc`: RFC 8289 §5 pseudocode in nanoseconds, exact `1/√count`, `now ≥ first_above_time`,
+//!   no drop while at most MAXPACKET (the link MTU) bytes remain.
+//! - `linux`: `include/net/codel.h` and `codel_impl.h` (shared by sch_codel and sch_fq_codel)
+//!   as in mainline Linux from v4.7, when codel_impl.h was split out, to today's v6.x: the
+//!   dequeue law below has not changed since; the v5.16 `ce_threshold_selector` of sch_fq_codel
+//!   is not modelled (without it every ECN-capable packet is CE-threshold marked, the kernel's
+//!   default). Time in u32-style units of 1024 ns, `1/√count` kept as a Q0.16 `rec_inv_sqrt`
+//!   refined by one Newton step per count change (so the first step from 1.0 for count 2 gives
+//!   0.5, not 0.707), `drop_next = t + (interval·rec_inv_sqrt·2^16) >> 32`, the strict
+//!   `now > first_above_time`, no drop while `backlog <= mtu`, and after a mark in the drop loop
+//!   the next one scheduled from the previous `drop_next`.
+//! - `ns3`: `CoDelQueueDisc` (ns-3.44): the Linux arithmetic, but no drop while the backlog is
+//!   *below* `MinBytes` (1500 B, on the queue disc's own bytes) and, after a mark in the drop
+//!   loop, the next one scheduled from `now`.
 //!
-//! Both: ECN-capable packets are marked instead of dropped when `ecn` is on (a mark ends the drop
-//! loop for this dequeue, as in Linux); optional `ce_threshold_s` marks any ECT packet whose
-//! sojourn exceeds it (Linux `ce_threshold`).
-
-use serde::{Deserialize, Serialize};
+//! All: ECN-capable packets are marked instead of dropped when `ecn` is on (a mark ends the drop
+//! loop for this dequeue); optional `ce_threshold` marks any ECT packet whose sojourn exceeds it
+//! (Linux `ce_threshold`; ns-3 has it only in L4S mode, not modelled).
 
 use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Aqm, LinkInfo, QueueView, Verdict};
-use crate::time::{secs, Nanos, NS_PER_SEC};
-use crate::validate::{check_limit, check_opt};
+use crate::schema::{choice_enum, profile_enum, Finish, Range};
+use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CoDelProfile {
-    #[default]
-    Rfc,
-    Linux,
+choice_enum! {
+    /// Which CoDel a run follows.
+    #[derive(Default)]
+    pub enum CoDelProfile {
+        /// RFC 8289 §5 pseudocode in nanoseconds with an exact square root.
+        #[default]
+        Rfc = "rfc",
+        /// Linux codel.h / codel_impl.h (v4.7 to v6.x): 1024-ns clock, Newton-step `1/√count`.
+        Linux = "linux",
+        /// ns-3 `CoDelQueueDisc`: the Linux arithmetic, `bytes < MinBytes`, marks scheduled from now.
+        Ns3 = "ns3",
+    }
+}
+profile_enum!(CoDelProfile);
+
+crate::params! {
+    /// CoDel (Nichols & Jacobson): drop at dequeue once the sojourn time stayed above target
+    /// for an interval, at intervals shrinking as 1/√count.
+    config CoDelConfig => CoDelParams, profile CoDelProfile,
+    doc "CoDel: once packets have waited longer than target for a whole interval, drop at dequeue at times interval/sqrt(count) apart until the sojourn time falls below target.",
+    source "RFC 8289 / Linux include/net/codel.h, codel_impl.h, sch_codel.c";
+    fields {
+        /// Hard limit of the queue (tail drop).
+        limit: QueueLimit [Limit, None, Range::at_least(1.0)] = { Rfc: QueueLimit::Packets(1000), Linux: QueueLimit::Packets(1000), Ns3: QueueLimit::Bytes(1_500_000) };
+        /// Acceptable standing sojourn time (TARGET).
+        target: Nanos [Duration, None, Range::closed(1e3, 10e9)] = (5 * NS_PER_MS);
+        /// Sliding window over which the sojourn must stay above target (INTERVAL).
+        interval: Nanos [Duration, None, Range::closed(1e3, 100e9)] = (100 * NS_PER_MS);
+        /// Mark ECN-capable packets instead of dropping them.
+        ecn: bool [Bool, None, Range::ANY] = (false);
+        /// CE-mark every ECN-capable packet whose sojourn exceeds this (Linux ce_threshold); unset: off.
+        ce_threshold: Option<Nanos> [Duration, None, Range::closed(0.0, 10e9)] = (None);
+        /// The minimum backlog: no drop while at most (rfc MAXPACKET, linux `mtu`) or below (ns3 `MinBytes`) this many bytes remain; unset: the link MTU.
+        mtu: Option<u32> [Bytes, None, Range::closed(0.0, 1e9)] = { Rfc: None, Linux: None, Ns3: Some(1500) };
+    }
 }
 
-/// The JSON form of CoDel.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CoDelConfig {
-    pub limit: Option<QueueLimit>,
-    pub profile: CoDelProfile,
-    pub target_s: Option<f64>,
-    pub interval_s: Option<f64>,
-    pub ecn: Option<bool>,
-    pub ce_threshold_s: Option<f64>,
-    /// No drop while at most this many bytes remain (MAXPACKET; default: the link MTU).
-    pub mtu_bytes: Option<u32>,
-}
+impl Finish<CoDelConfig> for CoDelParams {}
 
-impl CoDelConfig {
-    /// Every default filled except `mtu_bytes`, which follows the link unless given.
-    pub fn resolved(&self) -> CoDelConfig {
-        CoDelConfig {
-            limit: self.limit.or(Some(QueueLimit::Packets(1000))),
-            profile: self.profile,
-            target_s: self.target_s.or(Some(0.005)),
-            interval_s: self.interval_s.or(Some(0.100)),
-            ecn: self.ecn.or(Some(false)),
-            ce_threshold_s: self.ce_threshold_s,
-            mtu_bytes: self.mtu_bytes,
-        }
-    }
-
-    pub fn validate(&self) -> Result<(), String> {
-        check_opt("target_s", self.target_s, 1e-6, 10.0)?;
-        check_opt("interval_s", self.interval_s, 1e-6, 100.0)?;
-        check_opt("ce_threshold_s", self.ce_threshold_s, 0.0, 10.0)?;
-        check_opt("mtu_bytes", self.mtu_bytes.map(f64::from), 0.0, 1e9)?;
-        self.limit.map_or(Ok(()), |l| check_limit("limit", l))
-    }
-
+impl CoDelParams {
     pub fn build(&self, link: LinkInfo) -> CoDel {
-        let r = self.resolved();
-        let linux = r.profile == CoDelProfile::Linux;
+        let linux = self.profile != CoDelProfile::Rfc;
         let clock = |ns: Nanos| if linux { ns >> CODEL_SHIFT } else { ns };
         CoDel {
             linux,
-            target: clock(secs(r.target_s.unwrap_or(0.005))),
-            interval: clock(secs(r.interval_s.unwrap_or(0.1))),
-            ce_threshold: r.ce_threshold_s.map(|s| clock(secs(s))),
-            maxpacket: r.mtu_bytes.unwrap_or(link.mtu) as u64,
-            ecn: r.ecn.unwrap_or(false),
+            ns3: self.profile == CoDelProfile::Ns3,
+            target: clock(self.target),
+            interval: clock(self.interval),
+            ce_threshold: self.ce_threshold.map(clock),
+            maxpacket: self.mtu.unwrap_or(link.mtu) as u64,
+            ecn: self.ecn,
             count: 0,
             lastcount: 0,
             dropping: false,
@@ -118,10 +121,14 @@ enum Phase {
     InDropLoop,
 }
 
-/// One CoDel instance. Times are in the profile's clock units (ns, or 1024 ns for `linux`).
+/// One CoDel instance. Times are in the profile's clock units (ns, or 1024 ns for `linux` and
+/// `ns3`).
 #[derive(Clone, Debug)]
 pub struct CoDel {
+    /// The Linux arithmetic (`linux` and `ns3`).
     linux: bool,
+    /// ns-3's minimum-backlog test and mark scheduling.
+    ns3: bool,
     target: u64,
     interval: u64,
     ce_threshold: Option<u64>,
@@ -185,7 +192,9 @@ impl CoDel {
     /// long enough? `backlog` is what stays queued.
     fn should_drop(&mut self, now: u64, sojourn: u64, backlog: u64) -> bool {
         self.ldelay = sojourn;
-        if sojourn < self.target || backlog <= self.maxpacket {
+        // codel_should_drop: `*backlog <= params->mtu`; ns-3 OkToDrop: `bytes < m_minBytes`.
+        let little_left = if self.ns3 { backlog < self.maxpacket } else { backlog <= self.maxpacket };
+        if sojourn < self.target || little_left {
             self.first_above_time = 0;
             return false;
         }
@@ -226,7 +235,9 @@ impl CoDel {
         self.count += 1;
         self.count_changed();
         if self.ecn && pkt.ecn.is_capable() {
-            self.drop_next = self.control_law(self.drop_next);
+            // codel_dequeue: from drop_next; ns-3 DoDequeue: ControlLaw(now, …).
+            let from = if self.ns3 { now } else { self.drop_next };
+            self.drop_next = self.control_law(from);
             return Verdict::Mark;
         }
         self.phase = Phase::InDropLoop;
@@ -335,7 +346,7 @@ mod tests {
 
     /// 20 packets of 1000 B queued at t = 0 (spec §8.3 case 5 / 6).
     fn loaded(profile: CoDelProfile, ecn: bool, ect: bool) -> Qdisc {
-        let cfg = QdiscConfig::CoDel(CoDelConfig { profile, ecn: Some(ecn), ..Default::default() });
+        let cfg = QdiscConfig::CoDel(CoDelConfig { profile: Some(profile), ecn: Some(ecn), ..Default::default() });
         cfg.validate().unwrap();
         let mut q = cfg.build(LINK, Rng::from_seed(1));
         let mut out = Vec::new();
@@ -426,7 +437,7 @@ mod tests {
         let accepted = (0..503).filter(|&i| q.enqueue(0, Pkt::new(i, 1000, 0), &mut out)).count();
         assert_eq!((accepted, count(&out, ActionKind::Drop(DropReason::Overflow))), (500, 3));
         // case 6(4): ce_threshold 2 ms marks an ECT packet after 3 ms, not after 1 ms.
-        let cfg = CoDelConfig { profile: CoDelProfile::Linux, ecn: Some(true), ce_threshold_s: Some(0.002), ..Default::default() };
+        let cfg = CoDelConfig { profile: Some(CoDelProfile::Linux), ecn: Some(true), ce_threshold: Some(2 * NS_PER_MS), ..Default::default() };
         let mut q = QdiscConfig::CoDel(cfg).build(LINK, Rng::from_seed(1));
         out.clear();
         for i in 0..5 {
@@ -451,5 +462,57 @@ mod tests {
         while deq(&mut q, 211, &mut out) {}
         let Qdisc::CoDel(sq) = &q else { unreachable!() };
         assert!(!sq.aqm.dropping());
+    }
+
+    /// A CoDel table from JSON, 20 packets of `len` bytes queued at t = 0.
+    fn loaded_json(json: &str, len: u32, ect: bool) -> Qdisc {
+        let cfg: QdiscConfig = serde_json::from_str(json).unwrap();
+        let mut q = cfg.build(LINK, Rng::from_seed(1));
+        let mut out = Vec::new();
+        for i in 0..20 {
+            let p = Pkt { ecn: if ect { Ecn::Ect0 } else { Ecn::NotEct }, ..Pkt::new(i, len, 0) };
+            assert!(q.enqueue(0, p, &mut out));
+        }
+        q
+    }
+
+    #[test]
+    fn minimum_backlog_test_per_source() {
+        // Linux codel_should_drop: no drop while `backlog <= mtu`; ns-3 OkToDrop: while
+        // `bytes < MinBytes` (1500). 20 packets of 500 B; 16 leave at 10 ms (first_above_time
+        // 110 ms), the 17th at 210 ms leaves exactly 1500 B: Linux delivers it, ns-3 drops it
+        // (entering the dropping state) and delivers the 18th, which leaves 1000 B.
+        for (profile, drops) in [("linux", 0), ("ns3", 1)] {
+            let mut q = loaded_json(&format!(r#"{{"type":"codel","profile":"{profile}"}}"#), 500, false);
+            let mut out = Vec::new();
+            for _ in 0..16 {
+                assert!(deq(&mut q, 10, &mut out));
+            }
+            assert!(out.is_empty() && q.backlog().bytes == 2000);
+            assert!(deq(&mut q, 210, &mut out));
+            assert_eq!(count(&out, ActionKind::Drop(DropReason::Dequeue)), drops, "{profile}");
+        }
+    }
+
+    #[test]
+    fn ns3_schedules_the_next_mark_from_now() {
+        // ns-3 CoDelQueueDisc::DoDequeue, ECN branch of the drop loop: drop_next =
+        // ControlLaw(now, …); codel_impl.h: control_law(drop_next, …). Entry mark at 210 ms
+        // (drop_next 302 732 units = 309.998 ms), mark at 420 ms with count 2 (rec_inv_sqrt
+        // 32 769, interval·x = 48 829 units): Linux 302 732 + 48 829 = 351 561 units
+        // (359.998 ms), ns-3 410 156 + 48 829 = 458 985 units (470.001 ms). A second dequeue at
+        // 420 ms is due for Linux (a third mark) and not for ns-3.
+        // Linux's third mark (count 3, rec_inv_sqrt 36 864) moves drop_next by 54 931 units to
+        // 406 492 units (416.248 ms).
+        for (profile, marks, next_ms) in [("linux", 3, 416.248), ("ns3", 2, 470.001)] {
+            let mut q = loaded_json(&format!(r#"{{"type":"codel","profile":"{profile}","ecn":true}}"#), 1000, true);
+            let mut out = Vec::new();
+            for ms in [10, 210, 210, 420, 420] {
+                deq(&mut q, ms, &mut out);
+            }
+            assert_eq!(count(&out, ActionKind::Mark), marks, "{profile}");
+            let Qdisc::CoDel(sq) = &q else { unreachable!() };
+            assert!((sq.aqm.drop_next_s() * 1e3 - next_ms).abs() < 0.001, "{profile}: {}", sq.aqm.drop_next_s());
+        }
     }
 }

@@ -1,8 +1,30 @@
 //! DropTail: no control law; the queue's hard limit is the only reason to drop.
 
+use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Aqm, QueueView, Verdict};
+use crate::schema::{Finish, NoProfile, Range};
 use crate::time::Nanos;
+
+crate::params! {
+    /// DropTail: a FIFO that drops arrivals at its limit.
+    config DropTailConfig => DropTailParams, profile NoProfile,
+    doc "DropTail: a FIFO that drops arrivals at its packet or byte limit; no control law.",
+    source "the null control of every AQM comparison";
+    fields {
+        /// Hard limit of the queue.
+        limit: QueueLimit [Limit, None, Range::at_least(1.0)] = (QueueLimit::Packets(1000));
+    }
+}
+
+impl Finish<DropTailConfig> for DropTailParams {}
+
+impl DropTailConfig {
+    /// A DropTail queue of `limit`.
+    pub fn with_limit(limit: QueueLimit) -> Self {
+        DropTailConfig { limit: Some(limit), ..Default::default() }
+    }
+}
 
 /// The empty control law: every packet is accepted, and [`crate::SingleQueue`] tail-drops at the limit.
 #[derive(Clone, Debug, Default)]
@@ -17,7 +39,6 @@ impl Aqm for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::QueueLimit;
     use crate::queue::{ActionKind, DropReason, QueueDisc, SingleQueue};
 
     fn pkt(id: u32, len: u32) -> Pkt {

@@ -20,23 +20,6 @@ use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{admit, pop_through, Action, ActionKind, Aqm, Backlog, DropReason, Fifo, QueueDisc, QueueView};
 use crate::time::Nanos;
-use crate::validate::{check_limit, check_opt};
-
-/// Checks shared by the fair-queue configurations (ranges of sch_fq_codel / sch_fq_pie).
-pub fn check_fq(limit: Option<QueueLimit>, flows: Option<u32>, quantum_bytes: Option<u32>) -> Result<(), String> {
-    check_opt("flows", flows.map(f64::from), 1.0, 65_536.0)?;
-    check_opt("quantum_bytes", quantum_bytes.map(f64::from), 1.0, (1u32 << 20) as f64)?;
-    limit.map_or(Ok(()), |l| check_limit("limit", l))
-}
-
-/// The per-queue law's configuration: its own `limit` must be unset (the fair queue's limit
-/// rules), and its errors are prefixed with the field's name.
-pub fn check_per_queue(field: &str, has_limit: bool, inner: Result<(), String>) -> Result<(), String> {
-    if has_limit {
-        return Err(format!("{field}.limit: set the limit on the fair queue itself"));
-    }
-    inner.map_err(|e| format!("{field}.{e}"))
-}
 
 /// What happens when the whole discipline is full.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,7 +173,12 @@ impl<A: Aqm> QueueDisc for FairQueue<A> {
         if let Overlimit::DropFromFattest(batch) = self.overlimit {
             if self.over_limit() {
                 let start = out.len();
-                self.drop_from_fattest(batch, out);
+                // sch_fq_codel drops one batch per arrival, which always suffices for its packet
+                // limit; a byte limit may need more than one batch after a large arrival, and the
+                // queue must never stay above its limit.
+                while self.over_limit() {
+                    self.drop_from_fattest(batch, out);
+                }
                 // The arrival itself goes when its queue is the fattest and holds little else.
                 return !out[start..].iter().any(|a| a.pkt.id == p.id);
             }
@@ -251,6 +239,11 @@ impl<A: Aqm> QueueDisc for FairQueue<A> {
         for q in &mut self.queues {
             q.law.set_link_rate(rate_bps);
         }
+    }
+
+    /// The change applies to every queue's law (they share their parameters).
+    fn set_param(&mut self, now: Nanos, name: &str, value: &serde_json::Value) -> Result<(), String> {
+        self.queues.iter_mut().try_for_each(|q| q.law.set_param(now, name, value))
     }
 
     /// The list lengths, then the probes of the law of the queue holding the most bytes.

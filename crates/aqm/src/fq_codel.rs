@@ -1,63 +1,78 @@
-//! FQ-CoDel (RFC 8290, Linux `sch_fq_codel`): flow queueing ([`crate::fq`]) with a CoDel
-//! instance per queue, run at dequeue against the whole qdisc's backlog (as sch_fq_codel passes
-//! it), and fat-flow dropping when the packet limit is exceeded.
+//! FQ-CoDel (RFC 8290): flow queueing ([`crate::fq`]) with a CoDel instance per queue run at
+//! dequeue, and fat-flow dropping when the packet limit is exceeded.
 //!
-//! Defaults (sch_fq_codel `fq_codel_init`): limit 10 240 packets, 1024 queues, quantum = the
-//! link MTU, drop_batch 64, CoDel profile `linux` with target 5 ms, interval 100 ms and ECN on.
-//! The 32 MiB memory limit is not modelled.
+//! Profiles, differing in what a queue's CoDel takes for its minimum-backlog test:
+//! - `linux` (sch_fq_codel, v4.7 to v6.x): `codel_dequeue` is handed the whole qdisc's backlog
+//!   (`sch->qstats.backlog`), so a thin flow's packet can be dropped while other flows fill the
+//!   qdisc; CoDel profile `linux`.
+//! - `ns3` (FqCoDelQueueDisc, ns-3.44): each flow is a CoDelQueueDisc whose `MinBytes` test
+//!   (1500 B) sees its own queue only; CoDel profile `ns3`.
+//!
+//! Defaults (sch_fq_codel `fq_codel_init`, the same in ns-3): limit 10 240 packets, 1024
+//! queues, quantum = the link MTU, drop_batch 64, target 5 ms, interval 100 ms, ECN on. The
+//! 32 MiB memory limit and ns-3's set-associative hash are not modelled.
 
-use serde::{Deserialize, Serialize};
-
-use crate::codel::{CoDel, CoDelConfig, CoDelProfile};
+use crate::codel::{CoDel, CoDelConfig, CoDelParams, CoDelProfile};
 use crate::config::QueueLimit;
-use crate::fq::{check_fq, check_per_queue, FairQueue, Overlimit};
+use crate::fq::{FairQueue, Overlimit};
 use crate::queue::LinkInfo;
 use crate::rng::Rng;
-use crate::validate::check_opt;
+use crate::schema::{choice_enum, profile_enum, Finish, Range};
 
-/// The JSON form of FQ-CoDel.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FqCoDelConfig {
-    pub limit: Option<QueueLimit>,
-    /// Number of flow queues (1..=65536).
-    pub flows: Option<u32>,
-    /// DRR quantum in bytes (default: the link MTU).
-    pub quantum_bytes: Option<u32>,
-    /// Most packets dropped from the fattest queue per overflow.
-    pub drop_batch: Option<u32>,
-    /// The per-queue CoDel (its `limit` is not used).
-    pub codel: Option<CoDelConfig>,
+choice_enum! {
+    /// Which FQ-CoDel a run follows.
+    #[derive(Default)]
+    pub enum FqCoDelProfile {
+        /// sch_fq_codel: a queue's CoDel sees the whole qdisc's backlog.
+        #[default]
+        Linux = "linux",
+        /// ns-3 FqCoDelQueueDisc: a queue's CoDel sees its own backlog.
+        Ns3 = "ns3",
+    }
+}
+profile_enum!(FqCoDelProfile);
+
+crate::params! {
+    /// FQ-CoDel: DRR flow queueing with a CoDel per queue.
+    config FqCoDelConfig => FqCoDelParams, profile FqCoDelProfile,
+    doc "FQ-CoDel: flows hashed into queues served by deficit round robin (new flows first), a CoDel per queue run at dequeue, and the fattest queue's head dropped when the packet limit is exceeded.",
+    source "RFC 8290 / Linux sch_fq_codel.c / ns-3 FqCoDelQueueDisc";
+    fields {
+        /// Hard limit of the whole discipline, packets or bytes.
+        limit: QueueLimit [Limit, None, Range::at_least(1.0)] = (QueueLimit::Packets(10_240));
+        /// Number of flow queues.
+        flows: u32 [Int, None, Range::closed(1.0, 65_536.0)] = (1024);
+        /// DRR quantum; unset: the link MTU.
+        quantum: Option<u32> [Bytes, None, Range::closed(1.0, 1_048_576.0)] = (None);
+        /// Most packets dropped from the fattest queue per overflow (drop_batch_size).
+        drop_batch: u32 [Int, None, Range::closed(1.0, 65_536.0)] = (64);
+    }
+    nested {
+        /// The per-queue CoDel (its limit is the discipline's).
+        codel: CoDelConfig => CoDelParams [Some("codel")] = {
+            Linux: Some(CoDelConfig { profile: Some(CoDelProfile::Linux), ecn: Some(true), ..Default::default() }),
+            Ns3: Some(CoDelConfig { profile: Some(CoDelProfile::Ns3), ecn: Some(true), ..Default::default() }),
+        };
+    }
 }
 
-impl FqCoDelConfig {
-    fn codel_config(&self) -> CoDelConfig {
-        self.codel.clone().unwrap_or(CoDelConfig { profile: CoDelProfile::Linux, ecn: Some(true), ..Default::default() })
-    }
-
-    pub fn resolved(&self) -> FqCoDelConfig {
-        FqCoDelConfig {
-            limit: self.limit.or(Some(QueueLimit::Packets(10_240))),
-            flows: self.flows.or(Some(1024)),
-            quantum_bytes: self.quantum_bytes,
-            drop_batch: self.drop_batch.or(Some(64)),
-            codel: Some(CoDelConfig { limit: None, ..self.codel_config().resolved() }),
+impl Finish<FqCoDelConfig> for FqCoDelParams {
+    fn finish(&mut self, given: &FqCoDelConfig) -> Result<(), String> {
+        // The per-queue law's view counts against the whole discipline's limit: the inner table
+        // may only repeat it (as a resolved record does).
+        if given.codel.as_ref().and_then(|c| c.limit).is_some_and(|l| l != self.limit) {
+            return Err("codel.limit: set the limit on the fair queue itself".into());
         }
+        self.codel.limit = self.limit;
+        Ok(())
     }
+}
 
-    pub fn validate(&self) -> Result<(), String> {
-        check_fq(self.limit, self.flows, self.quantum_bytes)?;
-        check_opt("drop_batch", self.drop_batch.map(f64::from), 1.0, 65_536.0)?;
-        let codel = self.codel_config();
-        check_per_queue("codel", codel.limit.is_some(), codel.validate())
-    }
-
+impl FqCoDelParams {
     pub fn build(&self, link: LinkInfo, mut rng: Rng) -> FairQueue<CoDel> {
-        let r = self.resolved();
-        let codel = self.codel_config();
-        let limit = r.limit.unwrap_or(QueueLimit::Packets(10_240));
-        let overlimit = Overlimit::DropFromFattest(r.drop_batch.unwrap_or(64));
-        FairQueue::new(r.flows.unwrap_or(1024), |_| codel.build(link), r.quantum_bytes.unwrap_or(link.mtu), limit, overlimit, true, rng.next_u64())
+        let overlimit = Overlimit::DropFromFattest(self.drop_batch);
+        let law_sees_total = self.profile == FqCoDelProfile::Linux;
+        FairQueue::new(self.flows, |_| self.codel.build(link), self.quantum.unwrap_or(link.mtu), self.limit, overlimit, law_sees_total, rng.next_u64())
     }
 }
 
@@ -65,12 +80,13 @@ impl FqCoDelConfig {
 mod tests {
     use super::*;
     use crate::queue::{ActionKind, DropReason, QueueDisc};
+    use crate::schema::Declared;
     use crate::Pkt;
 
     const LINK: LinkInfo = LinkInfo { rate_bps: 10_000_000, mtu: 1500 };
 
     fn fq(limit: u32, quantum: u32) -> FairQueue<CoDel> {
-        FqCoDelConfig { limit: Some(QueueLimit::Packets(limit)), quantum_bytes: Some(quantum), ..Default::default() }.build(LINK, Rng::from_seed(5))
+        FqCoDelConfig { limit: Some(QueueLimit::Packets(limit)), quantum: Some(quantum), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(5))
     }
 
     #[test]
@@ -152,5 +168,28 @@ mod tests {
             assert!((a - b).abs() <= 1500 + 1500, "{a} vs {b}");
         }
         assert!(a > 100_000 && b > 100_000);
+    }
+
+    #[test]
+    fn minimum_backlog_per_flow_queue_in_ns3_of_the_whole_qdisc_in_linux() {
+        // sch_fq_codel hands codel_dequeue the qdisc's backlog; ns-3's FqCoDelQueueDisc runs a
+        // CoDelQueueDisc per flow, whose MinBytes test sees its own queue. Flow A: 2 packets,
+        // flow B: 100, all at t = 0, 1000 B each. A's first leaves at 10 ms (sojourn above
+        // target; Linux: 101 000 B remain, first_above_time = 110 ms; ns-3: 1000 B < 1500, no
+        // timer). A's second leaves at 210 ms: Linux, with 100 000 B of B queued, drops it and
+        // serves B; ns-3, A's queue then empty, delivers it.
+        for (profile, delivered_flow, drops) in [("linux", 2, 1), ("ns3", 1, 0)] {
+            let cfg: crate::config::QdiscConfig = serde_json::from_str(&format!(r#"{{"type":"fq_codel","profile":"{profile}","quantum":3000}}"#)).unwrap();
+            let mut q = cfg.build(LINK, Rng::from_seed(5));
+            let mut out = Vec::new();
+            q.enqueue(0, Pkt::new(0, 1000, 1), &mut out);
+            q.enqueue(0, Pkt::new(1, 1000, 1), &mut out);
+            for i in 0..100 {
+                q.enqueue(0, Pkt::new(100 + i, 1000, 2), &mut out);
+            }
+            assert_eq!(q.dequeue(10_000_000, &mut out).map(|p| p.flow), Some(1));
+            assert_eq!(q.dequeue(210_000_000, &mut out).map(|p| p.flow), Some(delivered_flow), "{profile}");
+            assert_eq!(out.iter().filter(|a| a.kind == ActionKind::Drop(DropReason::Dequeue)).count(), drops, "{profile}");
+        }
     }
 }

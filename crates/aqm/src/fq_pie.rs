@@ -6,61 +6,58 @@
 //! Defaults: limit 10 240 packets, 1024 queues, quantum = the link MTU, ecn_prob 10 %, PIE
 //! profile `linux` (any PIE profile may be named in `pie`).
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::QueueLimit;
-use crate::fq::{check_fq, check_per_queue, FairQueue, Overlimit};
-use crate::pie::{Pie, PieConfig, PieProfile};
+use crate::fq::{FairQueue, Overlimit};
+use crate::pie::{Pie, PieConfig, PieParams, PieProfile};
 use crate::queue::LinkInfo;
 use crate::rng::Rng;
-use crate::validate::check_opt;
+use crate::schema::{Finish, NoProfile, Range};
 
-/// The JSON form of FQ-PIE.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FqPieConfig {
-    pub limit: Option<QueueLimit>,
-    /// Number of flow queues (1..=65536).
-    pub flows: Option<u32>,
-    /// DRR quantum in bytes (default: the link MTU).
-    pub quantum_bytes: Option<u32>,
-    /// Mark instead of drop while p ≤ this many percent (with `pie.ecn`); replaces
-    /// `pie.mark_ecnth`.
-    pub ecn_prob: Option<u32>,
-    /// The per-queue PIE: profile and overrides (its `limit` is not used).
-    pub pie: Option<PieConfig>,
+crate::params! {
+    /// FQ-PIE with sch_fq_pie semantics: a PIE per flow queue.
+    config FqPieConfig => FqPieParams, profile NoProfile,
+    doc "FQ-PIE: flows hashed into queues served by deficit round robin (new flows first), a full PIE per queue (drop at enqueue, one timer updating every queue), the arriving packet dropped at the limit.",
+    source "Linux sch_fq_pie.c (RFC 8033 per flow queue)";
+    fields {
+        /// Hard limit of the whole discipline, packets or bytes.
+        limit: QueueLimit [Limit, None, Range::at_least(1.0)] = (QueueLimit::Packets(10_240));
+        /// Number of flow queues.
+        flows: u32 [Int, None, Range::closed(1.0, 65_536.0)] = (1024);
+        /// DRR quantum; unset: the link MTU.
+        quantum: Option<u32> [Bytes, None, Range::closed(1.0, 1_048_576.0)] = (None);
+        /// Mark instead of drop while a queue's p is at most this (with `pie.ecn`); replaces `pie.mark_ecnth`.
+        ecn_prob: u32 [Int, Some("%"), Range::closed(0.0, 100.0)] = (10);
+    }
+    nested {
+        /// The per-queue PIE (its limit is the discipline's).
+        pie: PieConfig => PieParams [Some("pie")] = (Some(PieConfig { profile: Some(PieProfile::Linux), ..Default::default() }));
+    }
 }
 
-impl FqPieConfig {
-    fn pie_config(&self) -> PieConfig {
-        self.pie.clone().unwrap_or(PieConfig { profile: PieProfile::Linux, ..Default::default() })
-    }
-
-    pub fn resolved(&self) -> FqPieConfig {
-        FqPieConfig {
-            limit: self.limit.or(Some(QueueLimit::Packets(10_240))),
-            flows: self.flows.or(Some(1024)),
-            quantum_bytes: self.quantum_bytes,
-            ecn_prob: self.ecn_prob.or(Some(10)),
-            pie: Some(PieConfig { limit: None, ..self.pie_config().resolved() }),
+impl Finish<FqPieConfig> for FqPieParams {
+    fn finish(&mut self, given: &FqPieConfig) -> Result<(), String> {
+        // The per-queue law's view counts against the whole discipline's limit, and sch_fq_pie
+        // marks while p <= ecn_prob %: the inner table may only repeat these (as a resolved
+        // record does).
+        let threshold = self.ecn_prob as f64 / 100.0;
+        let inner = given.pie.as_ref();
+        if inner.and_then(|c| c.limit).is_some_and(|l| l != self.limit) {
+            return Err("pie.limit: set the limit on the fair queue itself".into());
         }
+        if inner.and_then(|c| c.mark_ecnth).is_some_and(|th| th != threshold) {
+            return Err("pie.mark_ecnth: fq_pie sets the marking threshold with ecn_prob".into());
+        }
+        self.pie.limit = self.limit;
+        self.pie.mark_ecnth = Some(threshold);
+        Ok(())
     }
+}
 
-    pub fn validate(&self) -> Result<(), String> {
-        check_fq(self.limit, self.flows, self.quantum_bytes)?;
-        check_opt("ecn_prob", self.ecn_prob.map(f64::from), 0.0, 100.0)?;
-        let pie = self.pie_config();
-        check_per_queue("pie", pie.limit.is_some(), pie.validate())
-    }
-
+impl FqPieParams {
     pub fn build(&self, link: LinkInfo, mut rng: Rng) -> FairQueue<Pie> {
-        let r = self.resolved();
-        let params = self.pie_config().params();
-        let pct = r.ecn_prob.unwrap_or(10);
         let salt = rng.next_u64();
-        let law = |_| Pie::new(params.clone(), link, Rng::from_seed(rng.next_u64())).with_ecn_percent(pct);
-        let limit = r.limit.unwrap_or(QueueLimit::Packets(10_240));
-        FairQueue::new(r.flows.unwrap_or(1024), law, r.quantum_bytes.unwrap_or(link.mtu), limit, Overlimit::DropArrival, false, salt)
+        let law = |_| Pie::new(&self.pie, link, Rng::from_seed(rng.next_u64())).with_ecn_percent(self.ecn_prob);
+        FairQueue::new(self.flows, law, self.quantum.unwrap_or(link.mtu), self.limit, Overlimit::DropArrival, false, salt)
     }
 }
 
@@ -69,6 +66,7 @@ mod tests {
     use super::*;
     use crate::config::QdiscConfig;
     use crate::queue::{ActionKind, DropReason, Qdisc, QueueDisc};
+    use crate::schema::Declared;
     use crate::time::NS_PER_MS;
     use crate::Pkt;
 
@@ -76,7 +74,7 @@ mod tests {
 
     #[test]
     fn arrival_is_dropped_at_the_limit() {
-        let mut q = FqPieConfig { limit: Some(QueueLimit::Packets(4)), ..Default::default() }.build(LINK, Rng::from_seed(1));
+        let mut q = FqPieConfig { limit: Some(QueueLimit::Packets(4)), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(1));
         let mut out = Vec::new();
         for (i, flow) in [1, 1, 1, 2].into_iter().enumerate() {
             assert!(q.enqueue(0, Pkt::new(i as u32, 1000, flow), &mut out));

@@ -6,13 +6,16 @@
 //!
 //! The vocabulary:
 //! - [`Pkt`]: what a queue needs to know about a packet (an opaque handle, its length, its flow,
-//!   its ECN field and its Per-Packet Value). Payloads never enter this crate.
+//!   its ECN field, its DSCP and its Per-Packet Value). Payloads never enter this crate.
 //! - [`Aqm`]: a control law for a single FIFO (PIE, RED, CoDel, ...): Params / State / Stats,
 //!   consulted at enqueue, at dequeue and on a periodic timer.
 //! - [`QueueDisc`]: a whole queueing discipline owning its packets (a FIFO with an [`Aqm`], or
 //!   later a fair queue running one control law per flow queue).
 //! - [`Qdisc`]: the closed set of disciplines the simulator dispatches over with a `match`
-//!   (no trait object per packet), built from a serde [`QdiscConfig`].
+//!   (no trait object per packet), built from a serde [`QdiscConfig`] resolved once into a
+//!   [`ResolvedQdisc`].
+//! - [`schema`]: one parameter table per discipline, the single source of its names, units,
+//!   ranges, docs and per-profile defaults, exported as JSON by [`schema::qdisc_schema_json`].
 //!
 //! The control laws, each in the module named after it, each with named profiles and every
 //! parameter an optional override of its profile (see [`QdiscConfig`] for the JSON shape):
@@ -41,6 +44,8 @@ pub mod droptail;
 pub mod fq;
 pub mod fq_codel;
 pub mod fq_pie;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod harness;
 pub mod packet;
 pub mod pi;
 pub mod pi2;
@@ -54,12 +59,12 @@ pub mod step;
 pub mod strict_priority;
 pub mod queue;
 pub mod rng;
+pub mod schema;
 #[cfg(test)]
 mod testkit;
 pub mod time;
-pub mod validate;
 
-pub use config::{QdiscConfig, QueueLimit};
+pub use config::{QdiscConfig, QueueLimit, ResolvedQdisc};
 pub use packet::{Ecn, Pkt};
 pub use queue::{Action, ActionKind, Aqm, Backlog, DropReason, Fifo, LinkInfo, Qdisc, QueueDisc, QueueView, SingleQueue, Verdict};
 pub use rng::Rng;

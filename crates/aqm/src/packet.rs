@@ -38,6 +38,9 @@ pub struct Pkt {
     pub enqueued_at: Nanos,
 }
 
+// The size the per-packet paths copy (and the docs state).
+const _: () = assert!(std::mem::size_of::<Pkt>() == 24);
+
 impl Pkt {
     pub fn new(id: u32, len: u32, flow: u32) -> Self {
         Pkt { id, len, flow, ecn: Ecn::NotEct, pv: 0, dscp: 0, enqueued_at: 0 }

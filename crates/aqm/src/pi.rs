@@ -13,157 +13,103 @@
 //! buffer: INFOCOM'01 Example 2 and §VI) and `ns2` (ns-default.tcl: a 1.822e-5, b 1.816e-5,
 //! sampled at 170 Hz although designed for 160 Hz, q_ref 50, limit 50).
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Aqm, QueueView, Verdict};
 use crate::rng::Rng;
+use crate::schema::{choice_enum, profile_enum, Finish, Range};
 use crate::signal::{random_verdict, QueueUnit};
 use crate::time::{Nanos, NS_PER_SEC};
-use crate::validate::{check_limit, check_opt};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PiProfile {
-    #[default]
-    Paper,
-    Ns2,
+choice_enum! {
+    /// Which published PI a run follows.
+    #[derive(Default)]
+    pub enum PiProfile {
+        /// INFOCOM'01 Example 2 and §VI: the continuous design mapped to 160 Hz.
+        #[default]
+        Paper = "paper",
+        /// ns-2 ns-default.tcl `Queue/PI`.
+        Ns2 = "ns2",
+    }
 }
-
-/// The JSON form of PI: a profile plus optional overrides. Give either `a`/`b` or
-/// `k_pi`/`z_rad_s` (with `sample_hz`), not both unless they agree.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PiConfig {
-    pub limit: Option<QueueLimit>,
-    pub profile: PiProfile,
-    pub a: Option<f64>,
-    pub b: Option<f64>,
-    /// Continuous PI gain K_PI (probability per unit of queue per second).
-    pub k_pi: Option<f64>,
-    /// Zero of the continuous controller, rad/s.
-    pub z_rad_s: Option<f64>,
-    /// Sampling frequency f_s, Hz.
-    pub sample_hz: Option<f64>,
-    /// Reference queue, in `queue_unit`.
-    pub q_ref: Option<f64>,
-    pub queue_unit: Option<QueueUnit>,
-    pub ecn: Option<bool>,
-}
+profile_enum!(PiProfile);
 
 /// INFOCOM'01 Example 2: K_PI and the zero z (rad/s).
 const PAPER_K_PI: f64 = 9.6426e-6;
 const PAPER_Z: f64 = 0.53;
 
+crate::params! {
+    /// PI on the queue length (Hollot, Misra, Towsley & Gong, INFOCOM 2001).
+    config PiConfig => PiParams, profile PiProfile,
+    doc "PI: every 1/f_s, p += a·(q − q_ref) − b·(q_old − q_ref); give the digital gains a, b or the continuous design k_pi, z (mapped by the bilinear transform at sample_freq).",
+    source "INFOCOM 2001 (Hollot et al.) / ns-2 pi.cc";
+    fields {
+        /// Hard limit of the queue (tail drop).
+        limit: QueueLimit [Limit, None, Range::at_least(1.0)] = { Paper: QueueLimit::Packets(800), Ns2: QueueLimit::Packets(50) };
+        /// Digital gain on the current error; with a design (k_pi, z) in force it is derived from it.
+        a: f64 [Float, None, Range::closed(0.0, 1.0)] = { Paper: bilinear_gains(PAPER_K_PI, PAPER_Z, 160.0).0, Ns2: 1.822e-5 };
+        /// Digital gain on the previous error; derived like `a`.
+        b: f64 [Float, None, Range::closed(0.0, 1.0)] = { Paper: bilinear_gains(PAPER_K_PI, PAPER_Z, 160.0).1, Ns2: 1.816e-5 };
+        /// Continuous PI gain K_PI (probability per unit of queue per second); unset: a, b given directly.
+        k_pi: Option<f64> [Float, None, Range::closed(0.0, 1.0)] = { Paper: Some(PAPER_K_PI), Ns2: None };
+        /// Zero of the continuous controller; unset: a, b given directly.
+        z: Option<f64> [Float, Some("rad/s"), Range::closed(1e-6, 1e6)] = { Paper: Some(PAPER_Z), Ns2: None };
+        /// Sampling frequency f_s.
+        sample_freq: f64 [Float, Some("Hz"), Range::closed(0.01, 1e6)] = { Paper: 160.0, Ns2: 170.0 };
+        /// Reference queue, in `queue_unit`.
+        q_ref: f64 [Float, None, Range::closed(0.0, 1e12)] = { Paper: 200.0, Ns2: 50.0 };
+        /// Whether the queue is measured in packets or bytes.
+        queue_unit: QueueUnit [Choice, None, Range::ANY] = (QueueUnit::Packets);
+        /// Mark ECN-capable packets instead of dropping them.
+        ecn: bool [Bool, None, Range::ANY] = (false);
+    }
+}
+
 /// The digital gains of a continuous PI design by the bilinear (Tustin) map (spec §7.3).
-pub fn bilinear_gains(k_pi: f64, z: f64, f_s: f64) -> (f64, f64) {
+pub const fn bilinear_gains(k_pi: f64, z: f64, f_s: f64) -> (f64, f64) {
     let half_t = 0.5 / f_s;
     (k_pi * (1.0 / z + half_t), k_pi * (1.0 / z - half_t))
 }
 
-impl PiProfile {
-    pub fn defaults(self) -> PiConfig {
-        match self {
-            PiProfile::Paper => PiConfig {
-                limit: Some(QueueLimit::Packets(800)),
-                profile: self,
-                k_pi: Some(PAPER_K_PI),
-                z_rad_s: Some(PAPER_Z),
-                sample_hz: Some(160.0),
-                q_ref: Some(200.0),
-                queue_unit: Some(QueueUnit::Packets),
-                ecn: Some(false),
-                ..Default::default()
-            },
-            PiProfile::Ns2 => PiConfig {
-                limit: Some(QueueLimit::Packets(50)),
-                profile: self,
-                a: Some(1.822e-5),
-                b: Some(1.816e-5),
-                sample_hz: Some(170.0),
-                q_ref: Some(50.0),
-                queue_unit: Some(QueueUnit::Packets),
-                ecn: Some(false),
-                ..Default::default()
-            },
+impl Finish<PiConfig> for PiParams {
+    /// Gains given as a, b replace the profile's design; a design given as k_pi, z replaces the
+    /// profile's a, b; both given must agree by the bilinear map.
+    fn finish(&mut self, given: &PiConfig) -> Result<(), String> {
+        let gains_given = given.a.is_some() || given.b.is_some();
+        let design_given = given.k_pi.is_some() || given.z.is_some();
+        if gains_given && !design_given {
+            // A lone `a` keeps the profile's `b` (as the profile's design gives it at this f_s).
+            if let (Some(k), Some(z)) = (self.k_pi, self.z) {
+                let (a, b) = bilinear_gains(k, z, self.sample_freq);
+                self.a = given.a.unwrap_or(a);
+                self.b = given.b.unwrap_or(b);
+            }
+            self.k_pi = None;
+            self.z = None;
+            return Ok(());
         }
+        let (Some(k), Some(z)) = (self.k_pi, self.z) else {
+            return if design_given { Err("k_pi, z: a design needs both (or give a and b)".into()) } else { Ok(()) };
+        };
+        let (a, b) = bilinear_gains(k, z, self.sample_freq);
+        let agree = |x: Option<f64>, y: f64| x.is_none_or(|x| (x - y).abs() <= 1e-12 * y.abs());
+        if !agree(given.a, a) || !agree(given.b, b) {
+            return Err("a, b: give either a/b or k_pi/z, or values that agree by the bilinear map".into());
+        }
+        (self.a, self.b) = (a, b);
+        Ok(())
     }
 }
 
-impl PiConfig {
-    fn design_given(&self) -> bool {
-        self.k_pi.is_some() || self.z_rad_s.is_some()
-    }
-
-    /// Every field filled; `a`, `b` computed by the bilinear map when a design (K_PI, z) is in
-    /// force, which is kept in the result so the record shows where `a`, `b` came from.
-    pub fn resolved(&self) -> PiConfig {
-        let d = self.profile.defaults();
-        let f_s = self.sample_hz.or(d.sample_hz).unwrap_or(160.0);
-        let (design_k, design_z) = (PAPER_K_PI, PAPER_Z);
-        let default_ab = match (d.k_pi, d.z_rad_s) {
-            (Some(k), Some(z)) => bilinear_gains(k, z, f_s),
-            _ => (d.a.unwrap_or(0.0), d.b.unwrap_or(0.0)),
-        };
-        let design = if self.design_given() {
-            Some((self.k_pi.or(d.k_pi).unwrap_or(design_k), self.z_rad_s.or(d.z_rad_s).unwrap_or(design_z)))
-        } else if self.a.is_none() && self.b.is_none() {
-            d.k_pi.zip(d.z_rad_s)
-        } else {
-            None
-        };
-        let (a, b) = match design {
-            Some((k, z)) => bilinear_gains(k, z, f_s),
-            None => (self.a.unwrap_or(default_ab.0), self.b.unwrap_or(default_ab.1)),
-        };
-        PiConfig {
-            limit: self.limit.or(d.limit),
-            profile: self.profile,
-            a: Some(a),
-            b: Some(b),
-            k_pi: design.map(|(k, _)| k),
-            z_rad_s: design.map(|(_, z)| z),
-            sample_hz: Some(f_s),
-            q_ref: self.q_ref.or(d.q_ref),
-            queue_unit: self.queue_unit.or(d.queue_unit),
-            ecn: self.ecn.or(d.ecn),
-        }
-    }
-
-    pub fn validate(&self) -> Result<(), String> {
-        check_opt("a", self.a, 0.0, 1.0)?;
-        check_opt("b", self.b, 0.0, 1.0)?;
-        check_opt("k_pi", self.k_pi, 0.0, 1.0)?;
-        check_opt("z_rad_s", self.z_rad_s, 1e-6, 1e6)?;
-        check_opt("sample_hz", self.sample_hz, 0.01, 1e6)?;
-        check_opt("q_ref", self.q_ref, 0.0, 1e12)?;
-        if let Some(limit) = self.limit {
-            check_limit("limit", limit)?;
-        }
-        if self.design_given() && (self.a.is_some() || self.b.is_some()) {
-            let r = PiConfig { a: None, b: None, ..self.clone() }.resolved();
-            let agree = |x: Option<f64>, y: Option<f64>| match (x, y) {
-                (Some(x), Some(y)) => (x - y).abs() <= 1e-12 * y.abs(),
-                _ => true,
-            };
-            if !agree(self.a, r.a) || !agree(self.b, r.b) {
-                return Err("a, b: give either a/b or k_pi/z_rad_s, or values that agree by the bilinear map".into());
-            }
-        }
-        Ok(())
-    }
-
+impl PiParams {
     pub fn build(&self, rng: Rng) -> Pi {
-        let r = self.resolved();
-        let f_s = r.sample_hz.unwrap_or(160.0);
         Pi {
-            a: r.a.unwrap_or(0.0),
-            b: r.b.unwrap_or(0.0),
-            q_ref: r.q_ref.unwrap_or(0.0),
-            unit: r.queue_unit.unwrap_or_default(),
-            ecn: r.ecn.unwrap_or(false),
-            period: (NS_PER_SEC as f64 / f_s).round() as Nanos,
+            a: self.a,
+            b: self.b,
+            q_ref: self.q_ref,
+            unit: self.queue_unit,
+            ecn: self.ecn,
+            period: (NS_PER_SEC as f64 / self.sample_freq).round() as Nanos,
             rng,
             prob: 0.0,
             q_old: 0.0,
@@ -222,6 +168,7 @@ impl Aqm for Pi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::Declared;
 
     #[test]
     fn bilinear_map_reproduces_the_papers_a_and_b() {
@@ -239,7 +186,7 @@ mod tests {
 
     #[test]
     fn law_hand_worked() {
-        let mut pi = PiConfig { profile: PiProfile::Ns2, ..Default::default() }.build(Rng::from_seed(1));
+        let mut pi = PiConfig { profile: Some(PiProfile::Ns2), ..Default::default() }.resolve().unwrap().build(Rng::from_seed(1));
         assert_eq!(pi.period, 5_882_353); // 1/170 s rounded to ns
         // q = 150, q_old = 0, q_ref 50: p = 1.822e-5·100 − 1.816e-5·(−50) = 2.730e-3.
         pi.step(150.0);
@@ -262,18 +209,19 @@ mod tests {
 
     #[test]
     fn resolution_and_validation() {
-        let r = PiConfig::default().resolved();
+        let r = PiConfig::default().resolve().unwrap();
         let (a, b) = bilinear_gains(9.6426e-6, 0.53, 160.0);
-        assert_eq!((r.a, r.b, r.q_ref, r.limit), (Some(a), Some(b), Some(200.0), Some(QueueLimit::Packets(800))));
-        assert_eq!(r.validate(), Ok(()));
+        assert_eq!((r.a, r.b, r.q_ref, r.limit, r.k_pi), (a, b, 200.0, QueueLimit::Packets(800), Some(9.6426e-6)));
         // A design override on the ns2 profile replaces its a, b.
-        let d = PiConfig { profile: PiProfile::Ns2, k_pi: Some(1e-5), z_rad_s: Some(1.0), ..Default::default() }.resolved();
-        assert_eq!((d.a, d.b), (Some(1e-5 * (1.0 + 0.5 / 170.0)), Some(1e-5 * (1.0 - 0.5 / 170.0))));
-        // A lone `a` on the paper profile keeps the designed `b`.
-        let lone = PiConfig { a: Some(2e-5), ..Default::default() }.resolved();
-        assert_eq!((lone.a, lone.b, lone.k_pi), (Some(2e-5), Some(b), None));
+        let d = PiConfig { profile: Some(PiProfile::Ns2), k_pi: Some(1e-5), z: Some(1.0), ..Default::default() }.resolve().unwrap();
+        assert_eq!((d.a, d.b), (1e-5 * (1.0 + 0.5 / 170.0), 1e-5 * (1.0 - 0.5 / 170.0)));
+        // A lone `a` on the paper profile keeps the designed `b`, and drops the design.
+        let lone = PiConfig { a: Some(2e-5), ..Default::default() }.resolve().unwrap();
+        assert_eq!((lone.a, lone.b, lone.k_pi, lone.z), (2e-5, b, None, None));
         let clash = PiConfig { a: Some(0.1), k_pi: Some(1e-5), ..Default::default() };
-        assert!(clash.validate().unwrap_err().starts_with("a, b"));
-        assert!(PiConfig { sample_hz: Some(0.0), ..Default::default() }.validate().unwrap_err().starts_with("sample_hz"));
+        assert!(clash.resolve().unwrap_err().starts_with("a, b"));
+        let half = PiConfig { profile: Some(PiProfile::Ns2), k_pi: Some(1e-5), ..Default::default() };
+        assert!(half.resolve().unwrap_err().starts_with("k_pi, z"));
+        assert!(PiConfig { sample_freq: Some(0.0), ..Default::default() }.resolve().unwrap_err().starts_with("sample_freq: 0 Hz is outside"));
     }
 }

@@ -18,94 +18,76 @@
 //! The squared decision is one draw against p′² (as the ns-3 port; two independent draws
 //! against p′, as sch_pi2 does, have the same distribution).
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::QueueLimit;
 use crate::packet::Pkt;
-use crate::pie::{Averaging, DelayMeasure, RateEstimator};
+use crate::pie::{Averaging, CycleRule, DelayMeasure, RateEstimator};
 use crate::queue::{Aqm, QueueView, Verdict};
 use crate::rng::Rng;
+use crate::schema::{choice_enum, profile_enum, Finish, Range};
 use crate::signal::random_verdict;
-use crate::time::{secs, to_secs, Nanos};
-use crate::validate::{check_limit, check_opt};
+use crate::time::{to_secs, Nanos, NS_PER_MS};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Pi2Profile {
-    #[default]
-    Paper,
-    FinalCode,
+choice_enum! {
+    /// Which PI² gains a run uses.
+    #[derive(Default)]
+    pub enum Pi2Profile {
+        /// α, β as printed in WNS3'17.
+        #[default]
+        Paper = "paper",
+        /// The ns-3 port's last commit.
+        FinalCode = "final_code",
+    }
+}
+profile_enum!(Pi2Profile);
+
+crate::params! {
+    /// PI²: a plain PI controller on the delay drives p′; Classic traffic is dropped with p′².
+    config Pi2Config => Pi2Params, profile Pi2Profile,
+    doc "PI²: every T_update p′ += alpha·(delay − target) + beta·(delay − previous delay) with no auto-tuning; arrivals are dropped (or marked) with probability p′².",
+    source "CoNEXT 2016 (De Schepper et al.) / WNS3 2017 ns-3 PI² / sch_pi2";
+    fields {
+        /// Hard limit of the queue (tail drop).
+        limit: QueueLimit [Limit, None, Range::at_least(1.0)] = (QueueLimit::Bytes(200_000));
+        /// Reference queueing delay.
+        target: Nanos [Duration, None, Range::closed(1e3, 10e9)] = (20 * NS_PER_MS);
+        /// Update period.
+        tupdate: Nanos [Duration, None, Range::closed(1e3, 10e9)] = (30 * NS_PER_MS);
+        /// Integral gain.
+        alpha: f64 [Float, Some("Hz"), Range::closed(0.0, 1e6)] = { Paper: 0.125, FinalCode: 0.3125 };
+        /// Proportional gain.
+        beta: f64 [Float, Some("Hz"), Range::closed(0.0, 1e6)] = { Paper: 1.25, FinalCode: 3.125 };
+        /// How the queueing delay is measured.
+        delay: DelayMeasure [Choice, None, Range::ANY] = (DelayMeasure::RateEstimator);
+        /// Bytes per departure-rate measurement cycle.
+        dq_threshold: u32 [Bytes, None, Range::closed(1.0, 1e8)] = (10_000);
+        /// EWMA weight of a new departure-rate sample.
+        rate_ewma: f64 [Float, None, Range::above(0.0, 1.0)] = (0.5);
+        /// p′ ×0.98 after two zero delay samples.
+        decay: bool [Bool, None, Range::ANY] = (true);
+        /// Scale p′² by size / mean_pkt_size, and count the 2-packet bypass in bytes.
+        byte_mode: bool [Bool, None, Range::ANY] = (false);
+        /// Mean packet size (byte mode).
+        mean_pkt_size: u32 [Bytes, None, Range::closed(1.0, 65_535.0)] = (1000);
+        /// Mark ECN-capable packets instead of dropping them.
+        ecn: bool [Bool, None, Range::ANY] = (false);
+    }
 }
 
-/// The JSON form of PI².
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Pi2Config {
-    pub limit: Option<QueueLimit>,
-    pub profile: Pi2Profile,
-    pub target_s: Option<f64>,
-    pub tupdate_s: Option<f64>,
-    pub alpha_hz: Option<f64>,
-    pub beta_hz: Option<f64>,
-    pub delay: Option<DelayMeasure>,
-    pub dq_threshold_bytes: Option<u32>,
-    pub rate_ewma: Option<f64>,
-    /// ×0.98 after two zero delay samples.
-    pub decay: Option<bool>,
-    /// Scale p′² by size / mean_pkt_size, and count the 2-packet bypass in bytes.
-    pub byte_mode: Option<bool>,
-    pub mean_pkt_size: Option<u32>,
-    pub ecn: Option<bool>,
-}
+impl Finish<Pi2Config> for Pi2Params {}
 
-impl Pi2Config {
-    pub fn resolved(&self) -> Pi2Config {
-        let (alpha, beta) = match self.profile {
-            Pi2Profile::Paper => (0.125, 1.25),
-            Pi2Profile::FinalCode => (0.3125, 3.125),
-        };
-        Pi2Config {
-            limit: self.limit.or(Some(QueueLimit::Bytes(200_000))),
-            profile: self.profile,
-            target_s: self.target_s.or(Some(0.020)),
-            tupdate_s: self.tupdate_s.or(Some(0.030)),
-            alpha_hz: self.alpha_hz.or(Some(alpha)),
-            beta_hz: self.beta_hz.or(Some(beta)),
-            delay: self.delay.or(Some(DelayMeasure::RateEstimator)),
-            dq_threshold_bytes: self.dq_threshold_bytes.or(Some(10_000)),
-            rate_ewma: self.rate_ewma.or(Some(0.5)),
-            decay: self.decay.or(Some(true)),
-            byte_mode: self.byte_mode.or(Some(false)),
-            mean_pkt_size: self.mean_pkt_size.or(Some(1000)),
-            ecn: self.ecn.or(Some(false)),
-        }
-    }
-
-    pub fn validate(&self) -> Result<(), String> {
-        check_opt("target_s", self.target_s, 1e-6, 10.0)?;
-        check_opt("tupdate_s", self.tupdate_s, 1e-6, 10.0)?;
-        check_opt("alpha_hz", self.alpha_hz, 0.0, 1e6)?;
-        check_opt("beta_hz", self.beta_hz, 0.0, 1e6)?;
-        check_opt("dq_threshold_bytes", self.dq_threshold_bytes.map(f64::from), 1.0, 1e8)?;
-        check_opt("rate_ewma", self.rate_ewma, 1e-6, 1.0)?;
-        check_opt("mean_pkt_size", self.mean_pkt_size.map(f64::from), 1.0, 65_535.0)?;
-        self.limit.map_or(Ok(()), |l| check_limit("limit", l))
-    }
-
+impl Pi2Params {
     pub fn build(&self, rng: Rng) -> Pi2 {
-        let r = self.resolved();
-        let delay = r.delay.unwrap_or(DelayMeasure::RateEstimator);
         Pi2 {
-            alpha: r.alpha_hz.unwrap_or(0.125),
-            beta: r.beta_hz.unwrap_or(1.25),
-            target: secs(r.target_s.unwrap_or(0.02)),
-            tupdate: secs(r.tupdate_s.unwrap_or(0.03)),
-            delay,
-            decay: r.decay.unwrap_or(true),
-            byte_mode: r.byte_mode.unwrap_or(false),
-            mean_pkt_size: r.mean_pkt_size.unwrap_or(1000),
-            ecn: r.ecn.unwrap_or(false),
-            est: RateEstimator::new(Averaging::Rate(r.rate_ewma.unwrap_or(0.5)), r.dq_threshold_bytes.unwrap_or(10_000), true),
+            alpha: self.alpha,
+            beta: self.beta,
+            target: self.target,
+            tupdate: self.tupdate,
+            delay: self.delay,
+            decay: self.decay,
+            byte_mode: self.byte_mode,
+            mean_pkt_size: self.mean_pkt_size,
+            ecn: self.ecn,
+            est: RateEstimator::new(Averaging::Rate(self.rate_ewma), self.dq_threshold, CycleRule::Linux),
             rng,
             p_prime: 0.0,
             qdelay: 0,
@@ -210,6 +192,7 @@ impl Aqm for Pi2 {
 mod tests {
     use super::*;
     use crate::queue::Backlog;
+    use crate::schema::Declared;
 
     fn view(packets: u32) -> QueueView {
         QueueView { backlog: Backlog { bytes: packets as u64 * 1000, packets }, limit: QueueLimit::Packets(1000) }
@@ -219,7 +202,7 @@ mod tests {
     fn plain_pi_law_with_both_gain_sets() {
         // τ = 40 ms, τ_old = 30 ms, ref 20 ms: Δp′ = α·0.02 + β·0.01, no auto-tune at any p′.
         for (profile, want) in [(Pi2Profile::Paper, 0.125 * 0.02 + 1.25 * 0.01), (Pi2Profile::FinalCode, 0.3125 * 0.02 + 3.125 * 0.01)] {
-            let mut a = Pi2Config { profile, ..Default::default() }.build(Rng::from_seed(1));
+            let mut a = Pi2Config { profile: Some(profile), ..Default::default() }.resolve().unwrap().build(Rng::from_seed(1));
             a.step(0.040, 0.030);
             assert!((a.p_prime() - want).abs() < 1e-16, "{profile:?}");
             // The same step at p′ = 0.5 (PIE would scale it by its table; PI² does not).
@@ -231,7 +214,7 @@ mod tests {
 
     #[test]
     fn squaring_decay_and_clamp() {
-        let mut a = Pi2Config::default().build(Rng::from_seed(1));
+        let mut a = Pi2Config::default().resolve().unwrap().build(Rng::from_seed(1));
         a.p_prime = 0.3;
         assert_eq!(a.prob(), 0.3 * 0.3);
         // Two zero delays: (0.3 − 0.125·0.02)·0.98.
@@ -243,7 +226,7 @@ mod tests {
 
     #[test]
     fn drop_frequency_is_p_prime_squared() {
-        let mut a = Pi2Config::default().build(Rng::from_seed(9));
+        let mut a = Pi2Config::default().resolve().unwrap().build(Rng::from_seed(9));
         a.p_prime = 0.3;
         let pkt = Pkt::new(1, 1000, 0);
         let n = 200_000;

@@ -20,13 +20,11 @@
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Action, ActionKind, Backlog, DropReason, QueueDisc, QueueView};
+use crate::schema::{Finish, NoProfile, Range};
 use crate::time::Nanos;
-use crate::validate::check_limit;
 
 /// Number of distinct PV codes.
 pub const PV_CODES: usize = 256;
@@ -44,25 +42,22 @@ pub fn decode(code: u8) -> f64 {
     10f64.powf(code as f64 / 30.0)
 }
 
-/// The JSON form of the PPV scheduler: `{"type":"ppv","limit":{"packets":1000}}`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PpvConfig {
-    /// Hard limit (default 1000 packets).
-    pub limit: Option<QueueLimit>,
+crate::params! {
+    /// The PPV scheduler: drop the smallest Packet Value when full.
+    config PpvConfig => PpvParams, profile NoProfile,
+    doc "PPV: one FIFO; when an arrival does not fit, the packet with the smallest Packet Value (the arrival or the oldest queued one) is dropped, repeatedly, until it fits.",
+    source "Globecom 2016 (Nádas et al.) as summarised in ANRW 2017 §2";
+    fields {
+        /// Hard limit of the queue.
+        limit: QueueLimit [Limit, None, Range::at_least(1.0)] = (QueueLimit::Packets(1000));
+    }
 }
 
-impl PpvConfig {
-    pub fn resolved(&self) -> PpvConfig {
-        PpvConfig { limit: self.limit.or(Some(QueueLimit::Packets(1000))) }
-    }
+impl Finish<PpvConfig> for PpvParams {}
 
-    pub fn validate(&self) -> Result<(), String> {
-        self.limit.map_or(Ok(()), |l| check_limit("limit", l))
-    }
-
+impl PpvParams {
     pub fn build(&self) -> PpvQueue {
-        PpvQueue::new(self.resolved().limit.unwrap_or(QueueLimit::Packets(1000)))
+        PpvQueue::new(self.limit)
     }
 }
 
@@ -208,6 +203,7 @@ impl QueueDisc for PpvQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::Declared;
 
     fn pv(id: u32, code: u8) -> Pkt {
         Pkt { pv: code, ..Pkt::new(id, 1000, 0) }
@@ -233,7 +229,7 @@ mod tests {
 
     #[test]
     fn full_queue_drops_the_smallest_value_from_the_middle() {
-        let mut q = PpvConfig { limit: Some(QueueLimit::Packets(4)) }.build();
+        let mut q = PpvConfig { limit: Some(QueueLimit::Packets(4)), ..Default::default() }.resolve().unwrap().build();
         let mut out = Vec::new();
         // Queue (head first): ids 0..4 with codes 50, 20, 80, 20.
         for (id, c) in [(0, 50), (1, 20), (2, 80), (3, 20)] {

@@ -8,69 +8,51 @@
 //! the p_max of 1.0 never binds. (The paper's Fig. 7 run, "p_max = 1", needs a steeper slope
 //! as well, e.g. 1/700 so that p reaches 1 at the buffer; the catalog states its reading.)
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Aqm, QueueView, Verdict};
 use crate::rng::Rng;
+use crate::schema::{choice_enum, profile_enum, Finish, Range};
 use crate::signal::{random_verdict, QueueUnit};
 use crate::time::Nanos;
-use crate::validate::{check_limit, check_opt, check_prob};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PProfile {
-    #[default]
-    Paper,
+choice_enum! {
+    /// Which published P controller a run follows.
+    #[derive(Default)]
+    pub enum PProfile {
+        /// INFOCOM'01 Example 1 and §IV-A.
+        #[default]
+        Paper = "paper",
+    }
+}
+profile_enum!(PProfile);
+
+crate::params! {
+    /// P: the loss probability read from the instantaneous queue at each arrival.
+    config PConfig => PParams, profile PProfile,
+    doc "P: p = min(p_max, slope·(q − q_min)) on the instantaneous queue at each arrival (RED without the averaging filter).",
+    source "INFOCOM 2001 (Hollot et al.) §III–IV";
+    fields {
+        /// Hard limit of the queue (tail drop).
+        limit: QueueLimit [Limit, None, Range::at_least(1.0)] = (QueueLimit::Packets(800));
+        /// Queue (in `queue_unit`) below which nothing is dropped.
+        q_min: f64 [Float, None, Range::closed(0.0, 1e12)] = (100.0);
+        /// Probability per unit of queue above `q_min` (L_red).
+        slope: f64 [Float, None, Range::closed(0.0, 1.0)] = (5.8624e-5);
+        /// Largest drop probability.
+        p_max: f64 [Float, None, Range::closed(0.0, 1.0)] = (1.0);
+        /// Whether the queue is measured in packets or bytes.
+        queue_unit: QueueUnit [Choice, None, Range::ANY] = (QueueUnit::Packets);
+        /// Mark ECN-capable packets instead of dropping them.
+        ecn: bool [Bool, None, Range::ANY] = (false);
+    }
 }
 
-/// The JSON form of P.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PConfig {
-    pub limit: Option<QueueLimit>,
-    pub profile: PProfile,
-    /// Queue (in `queue_unit`) below which nothing is dropped.
-    pub q_min: Option<f64>,
-    /// Probability per unit of queue above `q_min` (L_red).
-    pub slope: Option<f64>,
-    pub p_max: Option<f64>,
-    pub queue_unit: Option<QueueUnit>,
-    pub ecn: Option<bool>,
-}
+impl Finish<PConfig> for PParams {}
 
-impl PConfig {
-    pub fn resolved(&self) -> PConfig {
-        PConfig {
-            limit: self.limit.or(Some(QueueLimit::Packets(800))),
-            profile: self.profile,
-            q_min: self.q_min.or(Some(100.0)),
-            slope: self.slope.or(Some(5.8624e-5)),
-            p_max: self.p_max.or(Some(1.0)),
-            queue_unit: self.queue_unit.or(Some(QueueUnit::Packets)),
-            ecn: self.ecn.or(Some(false)),
-        }
-    }
-
-    pub fn validate(&self) -> Result<(), String> {
-        check_opt("q_min", self.q_min, 0.0, 1e12)?;
-        check_opt("slope", self.slope, 0.0, 1.0)?;
-        check_prob("p_max", self.p_max)?;
-        self.limit.map_or(Ok(()), |l| check_limit("limit", l))
-    }
-
+impl PParams {
     pub fn build(&self, rng: Rng) -> Proportional {
-        let r = self.resolved();
-        Proportional {
-            q_min: r.q_min.unwrap_or(0.0),
-            slope: r.slope.unwrap_or(0.0),
-            p_max: r.p_max.unwrap_or(1.0),
-            unit: r.queue_unit.unwrap_or_default(),
-            ecn: r.ecn.unwrap_or(false),
-            rng,
-            last_p: 0.0,
-        }
+        Proportional { q_min: self.q_min, slope: self.slope, p_max: self.p_max, unit: self.queue_unit, ecn: self.ecn, rng, last_p: 0.0 }
     }
 }
 
@@ -112,17 +94,18 @@ impl Aqm for Proportional {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::Declared;
 
     #[test]
     fn loss_profile_of_the_paper() {
-        let p = PConfig::default().build(Rng::from_seed(1));
+        let p = PConfig::default().resolve().unwrap().build(Rng::from_seed(1));
         assert_eq!(p.prob_at(100.0), 0.0);
         assert_eq!(p.prob_at(50.0), 0.0);
         assert_eq!(p.prob_at(600.0), 500.0 * 5.8624e-5);
         // INFOCOM'01 §IV-A: at the 800-packet buffer p = 700·L_red ≈ 0.041.
         assert!((p.prob_at(800.0) - 0.0410368).abs() < 1e-12);
-        let capped = PConfig { p_max: Some(0.02), ..Default::default() }.build(Rng::from_seed(1));
+        let capped = PConfig { p_max: Some(0.02), ..Default::default() }.resolve().unwrap().build(Rng::from_seed(1));
         assert_eq!(capped.prob_at(800.0), 0.02);
-        assert!(PConfig { p_max: Some(2.0), ..Default::default() }.validate().unwrap_err().starts_with("p_max"));
+        assert!(PConfig { p_max: Some(2.0), ..Default::default() }.resolve().unwrap_err().starts_with("p_max"));
     }
 }

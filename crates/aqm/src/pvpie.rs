@@ -27,72 +27,47 @@
 //! (arrivals counted in the window, which restarts its newest period at each update) and
 //! `filtered` (arrivals dropped or marked by the filter so far).
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::ppv::PV_CODES;
 use crate::queue::{Aqm, QueueView, Verdict};
-use crate::time::{secs, to_secs, Nanos};
-use crate::validate::{check_limit, check_opt};
+use crate::schema::{Finish, NoProfile, Range};
+use crate::time::{to_secs, Nanos, NS_PER_MS};
 
-/// The JSON form of PVPIE; every field is an optional override of the paper's defaults.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PvPieConfig {
-    pub limit: Option<QueueLimit>,
-    /// Delay target τ, seconds.
-    pub target_s: Option<f64>,
-    /// Update period T, seconds.
-    pub tupdate_s: Option<f64>,
-    /// Gain on the delay error, Hz.
-    pub alpha_hz: Option<f64>,
-    /// Gain on the delay change, Hz.
-    pub beta_hz: Option<f64>,
-    /// eCDF window in update periods (γ ≥ 1).
-    pub gamma: Option<u32>,
-    /// CE-mark ECN-capable packets below the threshold instead of dropping them.
-    pub ecn: Option<bool>,
+crate::params! {
+    /// PVPIE: a PIE controller turned into a Packet Value threshold.
+    config PvPieConfig => PvPieParams, profile NoProfile,
+    doc "PVPIE: a PI law on the queueing delay gives p every T; arrivals whose Packet Value code is below the p-quantile of the codes that arrived in the last gamma periods are dropped (or marked).",
+    source "ANRW 2017 (Laki, Gombos, Nádas, Turányi) eqs. (1), (2)";
+    fields {
+        /// Hard limit of the queue (tail drop).
+        limit: QueueLimit [Limit, None, Range::at_least(1.0)] = (QueueLimit::Packets(1000));
+        /// Delay target τ.
+        target: Nanos [Duration, None, Range::closed(1e3, 10e9)] = (40 * NS_PER_MS);
+        /// Update period T.
+        tupdate: Nanos [Duration, None, Range::closed(1e3, 10e9)] = (32 * NS_PER_MS);
+        /// Gain on the delay error.
+        alpha: f64 [Float, Some("Hz"), Range::closed(0.0, 1e6)] = (0.125);
+        /// Gain on the delay change.
+        beta: f64 [Float, Some("Hz"), Range::closed(0.0, 1e6)] = (1.25);
+        /// eCDF window in update periods.
+        gamma: u32 [Int, Some("periods"), Range::closed(1.0, 10_000.0)] = (1);
+        /// CE-mark ECN-capable packets below the threshold instead of dropping them.
+        ecn: bool [Bool, None, Range::ANY] = (false);
+    }
 }
 
-impl PvPieConfig {
-    pub fn resolved(&self) -> PvPieConfig {
-        PvPieConfig {
-            limit: self.limit.or(Some(QueueLimit::Packets(1000))),
-            target_s: self.target_s.or(Some(0.040)),
-            tupdate_s: self.tupdate_s.or(Some(0.032)),
-            alpha_hz: self.alpha_hz.or(Some(0.125)),
-            beta_hz: self.beta_hz.or(Some(1.25)),
-            gamma: self.gamma.or(Some(1)),
-            ecn: self.ecn.or(Some(false)),
-        }
-    }
+impl Finish<PvPieConfig> for PvPieParams {}
 
-    pub fn validate(&self) -> Result<(), String> {
-        check_opt("target_s", self.target_s, 1e-6, 10.0)?;
-        check_opt("tupdate_s", self.tupdate_s, 1e-6, 10.0)?;
-        check_opt("alpha_hz", self.alpha_hz, 0.0, 1e6)?;
-        check_opt("beta_hz", self.beta_hz, 0.0, 1e6)?;
-        check_opt("gamma", self.gamma.map(f64::from), 1.0, 10_000.0)?;
-        self.limit.map_or(Ok(()), |l| check_limit("limit", l))
-    }
-
-    /// The queue's hard limit after resolution.
-    pub fn limit(&self) -> QueueLimit {
-        self.resolved().limit.unwrap_or(QueueLimit::Packets(1000))
-    }
-
-    /// Call on a validated configuration.
+impl PvPieParams {
     pub fn build(&self) -> PvPie {
-        let r = self.resolved();
-        let gamma = r.gamma.unwrap_or(1) as usize;
         PvPie {
-            target_s: r.target_s.unwrap_or(0.040),
-            tupdate: secs(r.tupdate_s.unwrap_or(0.032)),
-            alpha: r.alpha_hz.unwrap_or(0.125),
-            beta: r.beta_hz.unwrap_or(1.25),
-            ecn: r.ecn.unwrap_or(false),
-            window: SlidingHistogram::new(gamma),
+            target_s: to_secs(self.target),
+            tupdate: self.tupdate,
+            alpha: self.alpha,
+            beta: self.beta,
+            ecn: self.ecn,
+            window: SlidingHistogram::new(self.gamma as usize),
             prob: 0.0,
             ctv: 0,
             qdelay: 0,
@@ -244,6 +219,7 @@ mod tests {
     use super::*;
     use crate::packet::Ecn;
     use crate::queue::{ActionKind, DropReason, QueueDisc, SingleQueue};
+    use crate::schema::Declared;
     use crate::time::NS_PER_MS;
 
     fn pkt(id: u32, code: u8) -> Pkt {
@@ -252,9 +228,9 @@ mod tests {
 
     #[test]
     fn defaults_are_the_papers() {
-        let r = PvPieConfig::default().resolved();
-        assert_eq!((r.target_s, r.tupdate_s, r.alpha_hz, r.beta_hz, r.gamma, r.ecn), (Some(0.04), Some(0.032), Some(0.125), Some(1.25), Some(1), Some(false)));
-        assert!(PvPieConfig { gamma: Some(0), ..Default::default() }.validate().unwrap_err().starts_with("gamma"));
+        let r = PvPieConfig::default().resolve().unwrap();
+        assert_eq!((r.target, r.tupdate, r.alpha, r.beta, r.gamma, r.ecn), (40 * NS_PER_MS, 32 * NS_PER_MS, 0.125, 1.25, 1, false));
+        assert!(PvPieConfig { gamma: Some(0), ..Default::default() }.resolve().unwrap_err().starts_with("gamma"));
     }
 
     #[test]
@@ -284,8 +260,8 @@ mod tests {
     }
 
     fn queue(gamma: u32, ecn: bool) -> SingleQueue<PvPie> {
-        let c = PvPieConfig { gamma: Some(gamma), ecn: Some(ecn), ..Default::default() };
-        SingleQueue::new(c.build(), c.limit())
+        let p = PvPieConfig { gamma: Some(gamma), ecn: Some(ecn), ..Default::default() }.resolve().unwrap();
+        SingleQueue::new(p.build(), p.limit)
     }
 
     /// A γ = 1 queue brought to a threshold of code 4 by hand-worked numbers: 20 arrivals at

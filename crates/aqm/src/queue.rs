@@ -125,6 +125,12 @@ pub trait Aqm {
     /// The link rate changed (for laws that use it).
     fn set_link_rate(&mut self, _rate_bps: u64) {}
 
+    /// A run-time change of parameter `name` to `value`, in the schema's canonical units (see
+    /// [`crate::schema`]): `("target", 20_000_000)`. Laws accept the few they can change safely.
+    fn set_param(&mut self, _now: Nanos, name: &str, _value: &serde_json::Value) -> Result<(), String> {
+        Err(format!("{name}: not changeable at run time"))
+    }
+
     /// Names of the internal variables [`Aqm::probe`] reports, in order.
     fn probe_names(&self) -> Vec<&'static str> {
         Vec::new()
@@ -147,6 +153,11 @@ pub trait QueueDisc {
     fn update(&mut self, now: Nanos);
     fn backlog(&self) -> Backlog;
     fn set_link_rate(&mut self, rate_bps: u64);
+    /// A run-time change of parameter `name` of the control law(s), at `now`, in the schema's
+    /// canonical units; an error names the field and why.
+    fn set_param(&mut self, _now: Nanos, name: &str, _value: &serde_json::Value) -> Result<(), String> {
+        Err(format!("{name}: not changeable at run time"))
+    }
     fn probe_names(&self) -> Vec<&'static str>;
     fn probe(&self, out: &mut Vec<f64>);
 }
@@ -286,6 +297,10 @@ impl<A: Aqm> QueueDisc for SingleQueue<A> {
         self.aqm.set_link_rate(rate_bps);
     }
 
+    fn set_param(&mut self, now: Nanos, name: &str, value: &serde_json::Value) -> Result<(), String> {
+        self.aqm.set_param(now, name, value)
+    }
+
     fn probe_names(&self) -> Vec<&'static str> {
         self.aqm.probe_names()
     }
@@ -358,6 +373,9 @@ impl QueueDisc for Qdisc {
     }
     fn set_link_rate(&mut self, rate_bps: u64) {
         each_qdisc!(self, q => q.set_link_rate(rate_bps))
+    }
+    fn set_param(&mut self, now: Nanos, name: &str, value: &serde_json::Value) -> Result<(), String> {
+        each_qdisc!(self, q => q.set_param(now, name, value))
     }
     fn probe_names(&self) -> Vec<&'static str> {
         each_qdisc!(self, q => q.probe_names())

@@ -13,106 +13,76 @@
 //!    `p_b/(1 − count·p_b)`, or with the wait rule 0 until `count·p_b ≥ 1`, then `p_b/(2 − count·p_b)`.
 //!
 //! Profiles: `ns2` (ns-2.1b ns-default.tcl: 5/15 packets, w 0.002, max_p 1/10, wait, limit 50),
-//! `ns3` (RedQueueDisc: 5/15, w 0.002, max_p 1/50, wait, gentle, limit 25, hard drops) and
+//! `ns3` (RedQueueDisc: 5/15, w 0.002, max_p 1/50, wait, gentle, limit 25, hard drops),
 //! `linux` (sch_red as configured by `tc red limit 1M avpkt 1500 min 100K max 300K`: bytes,
-//! max_p 0.02, w = 2^−Wlog by tc's burst rule, no wait, no gentle, ECN marks also forced ones).
+//! max_p 0.02, w = 2^−Wlog by tc's burst rule, no wait, no gentle, ECN marks also forced ones)
+//! and `ared` (ns-3 with ARED = true: thresholds and weight from the link, gentle, max_p
+//! adapted every 0.5 s).
 //! Linux's fixed-point average and idle table are modelled in floating point, and its count is
 //! seeded as ns-2 does (sch_red starts one lower after crossing min_th).
-
-use serde::{Deserialize, Serialize};
 
 use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Aqm, LinkInfo, QueueView, Verdict};
 use crate::rng::Rng;
+use crate::schema::{choice_enum, profile_enum, Finish, Range};
 use crate::signal::{congestion_verdict, QueueUnit};
-use crate::time::{secs, to_secs, Nanos};
-use crate::validate::{check_limit, check_opt, check_prob, check_range};
+use crate::time::{to_secs, Nanos, NS_PER_MS};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RedProfile {
-    Ns2,
-    #[default]
-    Ns3,
-    Linux,
+choice_enum! {
+    /// Which RED a run follows.
+    #[derive(Default)]
+    pub enum RedProfile {
+        /// ns-2.1b ns-default.tcl.
+        Ns2 = "ns2",
+        /// ns-3 RedQueueDisc.
+        #[default]
+        Ns3 = "ns3",
+        /// sch_red as `tc red limit 1M avpkt 1500 min 100K max 300K` configures it.
+        Linux = "linux",
+        /// Adaptive RED (Floyd, Gummadi & Shenker 2001) as ns-3 runs it with ARED = true:
+        /// thresholds and weight from the link, max_p adapted every interval.
+        Ared = "ared",
+    }
 }
+profile_enum!(RedProfile);
 
-/// The JSON form of RED: a profile plus optional overrides.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RedConfig {
-    pub limit: Option<QueueLimit>,
-    pub profile: RedProfile,
-    /// Thresholds in `queue_unit`; with `adaptive` and no value: Floyd 2001's automatic choice.
-    pub min_th: Option<f64>,
-    pub max_th: Option<f64>,
-    /// EWMA weight of the average; with `adaptive` and no value: `1 − exp(−1/C)`.
-    pub w_q: Option<f64>,
-    pub max_p: Option<f64>,
-    pub gentle: Option<bool>,
-    pub wait: Option<bool>,
-    pub queue_unit: Option<QueueUnit>,
-    /// Scale p by size / mean_pkt_size and count bytes since the last drop.
-    pub byte_mode: Option<bool>,
-    /// Mean packet size (avpkt), bytes: idle decay and byte mode.
-    pub mean_pkt_size: Option<u32>,
-    pub ecn: Option<bool>,
-    /// Forced (above max) drops stay drops even for ECN-capable packets.
-    pub hard_drop: Option<bool>,
-    /// Adaptive RED: automatic parameters and max_p adapted every `interval_s`.
-    pub adaptive: Option<bool>,
-    pub target_delay_s: Option<f64>,
-    pub interval_s: Option<f64>,
-}
-
-impl RedProfile {
-    pub fn defaults(self) -> RedConfig {
-        let base = RedConfig {
-            profile: self,
-            gentle: Some(false),
-            wait: Some(true),
-            queue_unit: Some(QueueUnit::Packets),
-            byte_mode: Some(false),
-            ecn: Some(false),
-            hard_drop: Some(true),
-            adaptive: Some(false),
-            target_delay_s: Some(0.005),
-            interval_s: Some(0.5),
-            ..Default::default()
-        };
-        match self {
-            RedProfile::Ns2 => RedConfig {
-                limit: Some(QueueLimit::Packets(50)),
-                min_th: Some(5.0),
-                max_th: Some(15.0),
-                w_q: Some(0.002),
-                max_p: Some(0.1),
-                mean_pkt_size: Some(500),
-                ..base
-            },
-            RedProfile::Ns3 => RedConfig {
-                limit: Some(QueueLimit::Packets(25)),
-                min_th: Some(5.0),
-                max_th: Some(15.0),
-                w_q: Some(0.002),
-                max_p: Some(0.02),
-                gentle: Some(true),
-                mean_pkt_size: Some(500),
-                ..base
-            },
-            RedProfile::Linux => RedConfig {
-                limit: Some(QueueLimit::Bytes(1 << 20)),
-                min_th: Some(100.0 * 1024.0),
-                max_th: Some(300.0 * 1024.0),
-                max_p: Some(0.02),
-                wait: Some(false),
-                queue_unit: Some(QueueUnit::Bytes),
-                mean_pkt_size: Some(1500),
-                hard_drop: Some(false),
-                ..base
-            },
-        }
+crate::params! {
+    /// RED, gentle RED and Adaptive RED.
+    config RedConfig => RedParams, profile RedProfile,
+    doc "RED: an EWMA of the queue at each arrival; between min_th and max_th arrivals are dropped (or marked) with a probability rising to max_p, uniformized by the count since the last drop.",
+    source "Floyd & Jacobson 1993 / Floyd 2000 (gentle) / Floyd, Gummadi & Shenker 2001 (adaptive) / ns-2 red.cc / ns-3 RedQueueDisc / Linux sch_red + red.h";
+    fields {
+        /// Hard limit of the queue (tail drop).
+        limit: QueueLimit [Limit, None, Range::at_least(1.0)] = { Ns2: QueueLimit::Packets(50), Ns3: QueueLimit::Packets(25), Linux: QueueLimit::Bytes(1 << 20), Ared: QueueLimit::Packets(25) };
+        /// Lower threshold of the average, in `queue_unit`; unset: Floyd 2001's max(5, target_delay·C/2) from the link.
+        min_th: Option<f64> [Float, None, Range::closed(0.0, 1e12)] = { Ns2: Some(5.0), Ns3: Some(5.0), Linux: Some(102_400.0), Ared: None };
+        /// Upper threshold of the average, in `queue_unit`; unset: 3·min_th.
+        max_th: Option<f64> [Float, None, Range::closed(0.0, 1e12)] = { Ns2: Some(15.0), Ns3: Some(15.0), Linux: Some(307_200.0), Ared: None };
+        /// EWMA weight of the average; unset: tc's rule from the thresholds (linux) or 1 − exp(−1/C) with C the link capacity in mean packets per second.
+        w_q: Option<f64> [Float, None, Range::closed(1e-9, 1.0)] = { Ns2: Some(0.002), Ns3: Some(0.002), Linux: None, Ared: None };
+        /// Drop probability at max_th.
+        max_p: f64 [Float, None, Range::closed(0.0, 1.0)] = { Ns2: 0.1, Ns3: 0.02, Linux: 0.02, Ared: 0.02 };
+        /// Gentle mode (Floyd 2000): p rises from max_p to 1 between max_th and 2·max_th.
+        gentle: bool [Bool, None, Range::ANY] = { Ns2: false, Ns3: true, Linux: false, Ared: true };
+        /// The ns-2 wait rule (no drop until count·p_b ≥ 1).
+        wait: bool [Bool, None, Range::ANY] = { Ns2: true, Ns3: true, Linux: false, Ared: true };
+        /// Whether the queue is measured in packets or bytes.
+        queue_unit: QueueUnit [Choice, None, Range::ANY] = { Ns2: QueueUnit::Packets, Ns3: QueueUnit::Packets, Linux: QueueUnit::Bytes, Ared: QueueUnit::Packets };
+        /// Scale p by size / mean_pkt_size and count bytes since the last drop.
+        byte_mode: bool [Bool, None, Range::ANY] = (false);
+        /// Mean packet size (avpkt): idle decay and byte mode.
+        mean_pkt_size: u32 [Bytes, None, Range::closed(1.0, 65_535.0)] = { Ns2: 500, Ns3: 500, Linux: 1500, Ared: 500 };
+        /// Mark ECN-capable packets instead of dropping them.
+        ecn: bool [Bool, None, Range::ANY] = (false);
+        /// Forced (above max) drops stay drops even for ECN-capable packets.
+        hard_drop: bool [Bool, None, Range::ANY] = { Ns2: true, Ns3: true, Linux: false, Ared: true };
+        /// Adapt max_p every `interval` (Adaptive RED).
+        adaptive: bool [Bool, None, Range::ANY] = { Ns2: false, Ns3: false, Linux: false, Ared: true };
+        /// Adaptive RED's target delay (automatic thresholds).
+        target_delay: Nanos [Duration, None, Range::closed(1e3, 10e9)] = (5 * NS_PER_MS);
+        /// Adaptive RED's adaptation interval.
+        interval: Nanos [Duration, None, Range::closed(1e6, 100e9)] = (500 * NS_PER_MS);
     }
 }
 
@@ -127,83 +97,48 @@ pub fn tc_ewma_weight(min_th: f64, max_th: f64, avpkt: u32) -> Option<f64> {
     (1..32).map(|k| 0.5f64.powi(k)).find(|&w| a <= (1.0 - (1.0 - w).powf(burst)) / w)
 }
 
-impl RedConfig {
-    pub fn resolved(&self) -> RedConfig {
-        let d = self.profile.defaults();
-        let adaptive = self.adaptive.or(d.adaptive);
-        let auto = adaptive == Some(true);
-        // Adaptive RED picks thresholds and weight from the link unless given (left empty here).
-        let pick = |given: Option<f64>, default: Option<f64>| if auto { given } else { given.or(default) };
-        let min_th = pick(self.min_th, d.min_th);
-        let max_th = pick(self.max_th, d.max_th);
-        let mean = self.mean_pkt_size.or(d.mean_pkt_size);
-        let w_default = match (self.profile, min_th, max_th, mean) {
-            (RedProfile::Linux, Some(lo), Some(hi), Some(m)) => tc_ewma_weight(lo, hi, m),
-            _ => d.w_q,
-        };
-        RedConfig {
-            limit: self.limit.or(d.limit),
-            profile: self.profile,
-            min_th,
-            max_th,
-            w_q: pick(self.w_q, w_default),
-            max_p: self.max_p.or(d.max_p),
-            gentle: if auto { self.gentle.or(Some(true)) } else { self.gentle.or(d.gentle) },
-            wait: self.wait.or(d.wait),
-            queue_unit: self.queue_unit.or(d.queue_unit),
-            byte_mode: self.byte_mode.or(d.byte_mode),
-            mean_pkt_size: mean,
-            ecn: self.ecn.or(d.ecn),
-            hard_drop: self.hard_drop.or(d.hard_drop),
-            adaptive,
-            target_delay_s: self.target_delay_s.or(d.target_delay_s),
-            interval_s: self.interval_s.or(d.interval_s),
+impl Finish<RedConfig> for RedParams {
+    /// The thresholds must be ordered; `linux` takes its weight by tc's rule where unset.
+    fn finish(&mut self, _given: &RedConfig) -> Result<(), String> {
+        if let (Some(lo), Some(hi)) = (self.min_th, self.max_th) {
+            if hi <= lo {
+                return Err(format!("max_th: {hi} must exceed min_th {lo}"));
+            }
         }
-    }
-
-    pub fn validate(&self) -> Result<(), String> {
-        check_opt("min_th", self.min_th, 0.0, 1e12)?;
-        check_opt("max_th", self.max_th, 0.0, 1e12)?;
-        check_opt("w_q", self.w_q, 1e-9, 1.0)?;
-        check_prob("max_p", self.max_p)?;
-        check_opt("mean_pkt_size", self.mean_pkt_size.map(f64::from), 1.0, 65_535.0)?;
-        check_opt("target_delay_s", self.target_delay_s, 1e-6, 10.0)?;
-        check_opt("interval_s", self.interval_s, 1e-3, 100.0)?;
-        self.limit.map_or(Ok(()), |l| check_limit("limit", l))?;
-        let r = self.resolved();
-        if let (Some(lo), Some(hi)) = (r.min_th, r.max_th) {
-            check_range("max_th", hi, lo + f64::EPSILON * lo.max(1.0), 1e12).map_err(|_| format!("max_th: {hi} must exceed min_th {lo}"))?;
-        }
-        if r.adaptive != Some(true) && r.w_q.is_none() {
-            return Err("w_q: tc's rule found no weight for these thresholds; give w_q in (0, 1]".into());
+        if self.profile == RedProfile::Linux && self.w_q.is_none() {
+            let (Some(lo), Some(hi)) = (self.min_th, self.max_th) else {
+                return Err("w_q: tc's rule needs min_th and max_th; give them or give w_q".into());
+            };
+            let w = tc_ewma_weight(lo, hi, self.mean_pkt_size).ok_or("w_q: tc's rule found no weight for these thresholds; give w_q in [1e-9, 1]")?;
+            self.w_q = Some(w);
         }
         Ok(())
     }
+}
 
+impl RedParams {
     pub fn build(&self, link: LinkInfo, rng: Rng) -> Red {
-        let r = self.resolved();
-        let mean = r.mean_pkt_size.unwrap_or(500);
-        let unit = r.queue_unit.unwrap_or_default();
+        let mean = self.mean_pkt_size;
+        let unit = self.queue_unit;
         // Floyd 2001 automatic parameters from the link capacity C in mean packets per second.
         let c = link.rate_bps as f64 / (8.0 * mean as f64);
         let unit_scale = if unit == QueueUnit::Bytes { mean as f64 } else { 1.0 };
-        let min_th = r.min_th.unwrap_or_else(|| (r.target_delay_s.unwrap_or(0.005) * c / 2.0).max(5.0) * unit_scale);
-        let max_th = r.max_th.unwrap_or(3.0 * min_th);
+        let min_th = self.min_th.unwrap_or_else(|| (to_secs(self.target_delay) * c / 2.0).max(5.0) * unit_scale);
         Red {
             min_th,
-            max_th,
-            w_q: r.w_q.unwrap_or_else(|| 1.0 - (-1.0 / c).exp()),
-            max_p: r.max_p.unwrap_or(0.02),
-            gentle: r.gentle.unwrap_or(false),
-            wait: r.wait.unwrap_or(true),
+            max_th: self.max_th.unwrap_or(3.0 * min_th),
+            w_q: self.w_q.unwrap_or_else(|| 1.0 - (-1.0 / c).exp()),
+            max_p: self.max_p,
+            gentle: self.gentle,
+            wait: self.wait,
             unit,
-            byte_mode: r.byte_mode.unwrap_or(false),
+            byte_mode: self.byte_mode,
             mean_pkt_size: mean,
-            ecn: r.ecn.unwrap_or(false),
-            hard_drop: r.hard_drop.unwrap_or(true),
-            adaptive: r.adaptive.unwrap_or(false),
-            interval: secs(r.interval_s.unwrap_or(0.5)),
-            linux_idle: r.profile == RedProfile::Linux,
+            ecn: self.ecn,
+            hard_drop: self.hard_drop,
+            adaptive: self.adaptive,
+            interval: self.interval,
+            linux_idle: self.profile == RedProfile::Linux,
             rate_bps: link.rate_bps,
             rng,
             avg: 0.0,

@@ -1,19 +1,17 @@
 //! Pieces shared by the early-drop laws (PI, P, PI², RED): the queue measure they control and
 //! the drop-or-mark choice once a packet has been picked.
 
-use serde::{Deserialize, Serialize};
-
 use crate::packet::Pkt;
 use crate::queue::{Backlog, Verdict};
 use crate::rng::Rng;
+use crate::schema::choice_enum;
 
-/// The unit a queue-length controller works in.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum QueueUnit {
-    #[default]
-    Packets,
-    Bytes,
+choice_enum! {
+    /// The unit a queue-length controller works in.
+    pub enum QueueUnit {
+        Packets = "packets",
+        Bytes = "bytes",
+    }
 }
 
 impl QueueUnit {

@@ -2,47 +2,42 @@
 //! when the instantaneous queue already holds more than K packets; a packet that cannot
 //! carry CE is dropped instead (RFC 3168 §5). No randomness, no averaging.
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Aqm, QueueView, Verdict};
+use crate::schema::{Finish, NoProfile, Range};
 use crate::time::Nanos;
-use crate::validate::{check_limit, check_opt};
 
-/// The JSON form of step marking.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct StepConfig {
-    pub limit: Option<QueueLimit>,
-    /// Marking threshold K, in packets (RFC 8257 §3.1 suggests K > C·RTT/7).
-    pub k_packets: Option<f64>,
+crate::params! {
+    /// DCTCP step marking at K packets.
+    config StepConfig => StepParams, profile NoProfile,
+    doc "Step marking: CE-mark an arrival when the instantaneous queue already holds more than K packets (drop it if it cannot carry CE).",
+    source "RFC 8257 §3.1 (DCTCP)";
+    fields {
+        /// Hard limit of the queue (tail drop).
+        limit: QueueLimit [Limit, None, Range::at_least(1.0)] = (QueueLimit::Packets(1000));
+        /// Marking threshold K (RFC 8257 §3.1 suggests K > C·RTT/7).
+        k: u32 [Int, Some("packets"), Range::closed(0.0, 1e9)] = (20);
+    }
 }
 
-impl StepConfig {
-    pub fn resolved(&self) -> StepConfig {
-        StepConfig { limit: self.limit.or(Some(QueueLimit::Packets(1000))), k_packets: self.k_packets.or(Some(20.0)) }
-    }
+impl Finish<StepConfig> for StepParams {}
 
-    pub fn validate(&self) -> Result<(), String> {
-        check_opt("k_packets", self.k_packets, 0.0, 1e9)?;
-        self.limit.map_or(Ok(()), |l| check_limit("limit", l))
-    }
-
+impl StepParams {
     pub fn build(&self) -> Step {
-        Step { k: self.resolved().k_packets.unwrap_or(20.0), marked: 0 }
+        Step { k: self.k, marked: 0 }
     }
 }
 
 #[derive(Clone, Debug)]
 pub struct Step {
-    k: f64,
+    k: u32,
     marked: u64,
 }
 
 impl Aqm for Step {
     fn on_enqueue(&mut self, _now: Nanos, _pkt: &Pkt, q: &QueueView) -> Verdict {
-        if q.backlog.packets as f64 > self.k {
+        if q.backlog.packets > self.k {
             self.marked += 1;
             Verdict::Mark
         } else {
@@ -64,10 +59,11 @@ mod tests {
     use super::*;
     use crate::packet::Ecn;
     use crate::queue::{ActionKind, QueueDisc, SingleQueue};
+    use crate::schema::Declared;
 
     #[test]
     fn marks_above_k_and_drops_what_cannot_be_marked() {
-        let mut q = SingleQueue::new(StepConfig { k_packets: Some(2.0), ..Default::default() }.build(), QueueLimit::Packets(10));
+        let mut q = SingleQueue::new(StepParams { k: 2, ..StepConfig::default().resolve().unwrap() }.build(), QueueLimit::Packets(10));
         let mut out = Vec::new();
         let ect = |id| Pkt { ecn: Ecn::Ect0, ..Pkt::new(id, 1000, 0) };
         for id in 0..3 {

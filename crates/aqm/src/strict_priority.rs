@@ -1,49 +1,46 @@
 //! A strict-priority class in front of any discipline (the "VoIP queue" ahead of PIE in the
-//! 2013 PIE slides; RFC 7806 §3): packets of the listed flows go to a DropTail FIFO that is
-//! always served first; everything else goes to the inner discipline, whose AQM sees only it.
-//! The class is selected by flow id (packets carry no DSCP here).
+//! 2013 PIE slides; RFC 7806 §3): packets of the listed flows, or carrying one of the listed
+//! DSCP values, go to a DropTail FIFO that is always served first; everything else goes to the
+//! inner discipline, whose AQM sees only it.
 
-use serde::{Deserialize, Serialize};
-
-use crate::config::{QdiscConfig, QueueLimit};
+use crate::config::{QdiscConfig, QueueLimit, ResolvedQdisc};
 use crate::packet::Pkt;
 use crate::queue::{admit, Action, Backlog, Fifo, LinkInfo, Qdisc, QueueDisc, QueueView, Verdict};
 use crate::rng::Rng;
+use crate::schema::{Finish, NoProfile, Range};
 use crate::time::Nanos;
-use crate::validate::check_limit;
 
-/// The JSON form: `{"type":"strict_priority","high_flows":[..],"high_dscp":[46],"high_limit":{..},"low":{..}}`:
-/// a packet goes to the priority FIFO when its flow is listed or its DSCP is (the VoIP class of
-/// the PIE slides is EF, DSCP 46).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StrictPriorityConfig {
-    /// Flow ids served first.
-    #[serde(default)]
-    pub high_flows: Vec<u32>,
-    /// DSCP values served first.
-    #[serde(default)]
-    pub high_dscp: Vec<u8>,
-    /// Hard limit of the priority FIFO (default 100 packets).
-    #[serde(default)]
-    pub high_limit: Option<QueueLimit>,
-    /// The discipline for all other traffic.
-    pub low: Box<QdiscConfig>,
+crate::params! {
+    /// A priority FIFO for chosen flows or DSCP values in front of another discipline.
+    config StrictPriorityConfig => StrictPriorityParams, profile NoProfile,
+    doc "Strict priority: packets of the listed flows or DSCP values go to a DropTail FIFO served first; all other traffic goes to the inner discipline `low`.",
+    source "PIE further-studies slides 2013 (VoIP queue ahead of PIE) / RFC 7806 §3";
+    fields {
+        /// Flow ids served first.
+        high_flows: Vec<u32> [IntList, None, Range::closed(0.0, 4_294_967_295.0)] = (Vec::new());
+        /// DSCP values served first (EF is 46).
+        high_dscp: Vec<u8> [IntList, None, Range::closed(0.0, 63.0)] = (Vec::new());
+        /// Flow group names served first; the scenario turns them into `high_flows` before the queue is built.
+        high_groups: Vec<String> [StringList, None, Range::ANY] = (Vec::new());
+        /// Hard limit of the priority FIFO.
+        high_limit: QueueLimit [Limit, None, Range::at_least(1.0)] = (QueueLimit::Packets(100));
+    }
+    nested {
+        /// The discipline for all other traffic (a queue table with its `type`).
+        low: Box<QdiscConfig> => Box<ResolvedQdisc> [None] = (None);
+    }
 }
 
-impl StrictPriorityConfig {
-    pub fn resolved(&self) -> StrictPriorityConfig {
-        StrictPriorityConfig { high_flows: self.high_flows.clone(), high_dscp: self.high_dscp.clone(), high_limit: self.high_limit.or(Some(QueueLimit::Packets(100))), low: Box::new(self.low.resolved()) }
-    }
-
-    pub fn validate(&self) -> Result<(), String> {
-        if let Some(d) = self.high_dscp.iter().find(|&&d| d > 63) {
-            return Err(format!("high_dscp: {d} is outside the accepted range [0, 63]"));
+impl Finish<StrictPriorityConfig> for StrictPriorityParams {
+    fn finish(&mut self, _given: &StrictPriorityConfig) -> Result<(), String> {
+        if !self.high_groups.is_empty() {
+            return Err("high_groups: group names become flow ids (high_flows) in the scenario layer; the queue itself takes ids".into());
         }
-        self.high_limit.map_or(Ok(()), |l| check_limit("high_limit", l))?;
-        self.low.validate().map_err(|e| format!("low.{e}"))
+        Ok(())
     }
+}
 
+impl StrictPriorityParams {
     pub fn build(&self, link: LinkInfo, rng: Rng) -> StrictPriority {
         let mut high_flows = self.high_flows.clone();
         high_flows.sort_unstable();
@@ -51,7 +48,7 @@ impl StrictPriorityConfig {
         for &d in &self.high_dscp {
             high_dscp[d as usize] = true;
         }
-        StrictPriority { high_flows, high_dscp, high: Fifo::default(), high_limit: self.high_limit.unwrap_or(QueueLimit::Packets(100)), low: self.low.build(link, rng) }
+        StrictPriority { high_flows, high_dscp, high: Fifo::default(), high_limit: self.high_limit, low: self.low.build(link, rng) }
     }
 }
 
@@ -102,6 +99,10 @@ impl QueueDisc for StrictPriority {
         self.low.set_link_rate(rate_bps)
     }
 
+    fn set_param(&mut self, now: Nanos, name: &str, value: &serde_json::Value) -> Result<(), String> {
+        self.low.set_param(now, name, value)
+    }
+
     fn probe_names(&self) -> Vec<&'static str> {
         let mut names = vec!["high_packets"];
         names.extend(self.low.probe_names());
@@ -144,7 +145,7 @@ mod tests {
         assert_eq!(q.dequeue(1, &mut out).map(|p| p.id), Some(2));
         let dscp: QdiscConfig = serde_json::from_str(r#"{"type":"strict_priority","high_dscp":[64],"low":{"type":"drop_tail","limit":{"packets":1}}}"#).unwrap();
         assert_eq!(dscp.validate(), Err("high_dscp: 64 is outside the accepted range [0, 63]".into()));
-        let bad: QdiscConfig = serde_json::from_str(r#"{"type":"strict_priority","high_flows":[],"low":{"type":"codel","target_s":-1}}"#).unwrap();
-        assert!(bad.validate().unwrap_err().starts_with("low.target_s"));
+        let bad: QdiscConfig = serde_json::from_str(r#"{"type":"strict_priority","high_flows":[],"low":{"type":"codel","target":0}}"#).unwrap();
+        assert!(bad.validate().unwrap_err().starts_with("low.target: 0ns is outside"));
     }
 }

@@ -6,7 +6,7 @@
 //! per-packet Python objects.
 
 use numpy::{IntoPyArray, PyArray1};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -24,20 +24,32 @@ fn array<'py, T: numpy::Element + Clone>(py: Python<'py>, v: &[T]) -> Bound<'py,
 #[pyclass(module = "aqmlab._core")]
 struct Simulation {
     inner: sim::Simulation,
+    /// Invariant violations already reported as a warning.
+    warned: u64,
 }
 
 #[pymethods]
 impl Simulation {
     #[new]
     fn new(config_json: &str) -> PyResult<Self> {
-        let cfg: SimConfig = serde_json::from_str(config_json).map_err(value_error)?;
-        Ok(Simulation { inner: sim::Simulation::new(cfg).map_err(value_error)? })
+        let cfg = SimConfig::from_json(config_json).map_err(value_error)?;
+        Ok(Simulation { inner: sim::Simulation::new(cfg).map_err(value_error)?, warned: 0 })
     }
 
-    /// Runs every event up to `t_ns` (capped at the duration), without holding the GIL.
-    fn run_until(&mut self, py: Python<'_>, t_ns: u64) {
+    /// Runs every event up to `t_ns` (capped at the duration), without holding the GIL. A
+    /// newly violated invariant raises a `RuntimeWarning` (an error under the test suite's
+    /// warning filter); the summary's `invariants` block has the counts.
+    fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> PyResult<()> {
         let inner = &mut self.inner;
         py.detach(|| inner.run_until(t_ns));
+        let inv = self.inner.invariants();
+        if inv.violations() > self.warned {
+            self.warned = inv.violations();
+            let msg = format!("the simulation broke {} invariant check(s) (see the summary's 'invariants'); first: {}", inv.violations(), inv.first_violation().unwrap_or_default());
+            let msg = std::ffi::CString::new(msg).map_err(value_error)?;
+            PyErr::warn(py, &py.get_type::<PyRuntimeWarning>(), &msg, 1)?;
+        }
+        Ok(())
     }
 
     /// Current simulated time in ns.
@@ -82,6 +94,7 @@ impl Simulation {
         d.set_item("link_rate_bps", array(py, &t.link_rate_bps))?;
         d.set_item("sojourn_t_ns", array(py, &t.sojourn_t))?;
         d.set_item("sojourn_ns", array(py, &t.sojourn_ns))?;
+        d.set_item("sojourn_qdisc_ns", array(py, &t.sojourn_qdisc_ns))?;
         d.set_item("sojourn_flow", array(py, &t.sojourn_flow))?;
         d.set_item("flow_bytes", array(py, &t.flow_bytes))?;
         d.set_item("drop_t_ns", array(py, &t.drop_t))?;
@@ -126,32 +139,47 @@ impl Simulation {
     }
 }
 
-/// Checks a discipline's configuration; returns it resolved (every default filled in) as JSON.
+/// Checks a resolved scenario exactly as a run would, before any work: types and ranges
+/// (errors name the field) and the limits on events and memory (errors name the field that
+/// drives the estimate, with the figures).
+#[pyfunction]
+fn validate(config_json: &str) -> PyResult<()> {
+    SimConfig::from_json(config_json).map(|_| ()).map_err(value_error)
+}
+
+/// What running a resolved scenario would cost, as JSON: `events`, `memory_bytes`, `flows`,
+/// `data_packets`, `trace_samples`, `trace_bytes`, the `costs` that make them up (each with
+/// the field driving it) and the limits (`max_events`, `max_memory_bytes`,
+/// `max_trace_samples`). Types and ranges are checked; the limits are not, so a refused
+/// scenario can still be estimated.
+#[pyfunction]
+fn estimate(config_json: &str) -> PyResult<String> {
+    let cfg = SimConfig::parse_json(config_json).map_err(value_error)?;
+    cfg.validate_values().map_err(value_error)?;
+    serde_json::to_string(&sim::estimate::Estimate::of(&cfg)).map_err(value_error)
+}
+
+/// Checks a discipline's configuration (user names, canonical units: durations in integer ns,
+/// rates in bit/s, sizes in bytes); returns it resolved (every default filled in) as JSON in
+/// the same vocabulary.
 #[pyfunction]
 fn resolve_qdisc(config_json: &str) -> PyResult<String> {
-    let q: aqm::QdiscConfig = serde_json::from_str(config_json).map_err(value_error)?;
-    q.validate().map_err(value_error)?;
-    serde_json::to_string(&q.resolved()).map_err(value_error)
+    aqm::config::resolve_json(config_json).map_err(value_error)
+}
+
+/// Every discipline's parameters as JSON: name, kind, doc, range, choices and default per
+/// profile (see `aqm::schema`).
+#[pyfunction]
+fn qdisc_schema() -> String {
+    aqm::schema::qdisc_schema_json()
 }
 
 /// Expands a TCP profile and applies overrides (a JSON object of TcpConfig fields); returns
-/// the resolved, validated configuration as JSON.
+/// the resolved, validated configuration as JSON (see `TcpConfig::resolve`).
 #[pyfunction]
 fn resolve_tcp(profile: &str, overrides_json: &str) -> PyResult<String> {
-    let base = sim::config::TcpConfig::profile(profile).ok_or_else(|| {
-        value_error(format!("profile: unknown TCP profile '{profile}' (accepted: {})", sim::tcp::params::PROFILES.join(", ")))
-    })?;
-    let mut v = serde_json::to_value(&base).map_err(value_error)?;
     let overrides: serde_json::Map<String, serde_json::Value> = serde_json::from_str(overrides_json).map_err(value_error)?;
-    let obj = v.as_object_mut().expect("TcpConfig is an object");
-    for (k, val) in overrides {
-        if !obj.contains_key(&k) {
-            return Err(value_error(format!("{k}: unknown TCP setting (accepted: {})", obj.keys().cloned().collect::<Vec<_>>().join(", "))));
-        }
-        obj.insert(k, val);
-    }
-    let cfg: sim::config::TcpConfig = serde_json::from_value(v).map_err(value_error)?;
-    cfg.validate().map_err(value_error)?;
+    let cfg = sim::config::TcpConfig::resolve(profile, &overrides).map_err(value_error)?;
     serde_json::to_string(&cfg).map_err(value_error)
 }
 
@@ -164,14 +192,42 @@ fn run_bench(py: Python<'_>, name: &str, fraction: f64) -> PyResult<String> {
     serde_json::to_string(&r).map_err(value_error)
 }
 
+/// Runs one process of `aqmlab live` (its router, traffic source or sink; see
+/// `live::agent`) in this process, without the GIL; returns its exit code.
+#[pyfunction]
+fn live_agent(py: Python<'_>, args: Vec<String>) -> i32 {
+    py.detach(|| live::agent::main(&args))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_qdisc, m)?)?;
+    m.add_function(wrap_pyfunction!(qdisc_schema, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_tcp, m)?)?;
     m.add("TCP_PROFILES", sim::tcp::params::PROFILES.to_vec())?;
+    // The codes of the `drops` and `tcp_event` traces, with their names in results.
+    use sim::trace::*;
+    let drop_kinds = [
+        (EVENT_DROP_OVERFLOW, "overflow"),
+        (EVENT_DROP_EARLY, "early"),
+        (EVENT_DROP_DEQUEUE, "dequeue"),
+        (EVENT_MARK, "mark"),
+        (EVENT_DROP_IMPAIRMENT, "impairment"),
+    ];
+    m.add("DROP_KINDS", drop_kinds.into_iter().collect::<std::collections::BTreeMap<_, _>>())?;
+    let tcp_events = [
+        (TCP_EVENT_RETRANSMIT, "retransmit"),
+        (TCP_EVENT_TIMEOUT, "timeout"),
+        (TCP_EVENT_RECOVERY, "recovery"),
+        (TCP_EVENT_ECN, "ecn_reduction"),
+    ];
+    m.add("TCP_EVENT_KINDS", tcp_events.into_iter().collect::<std::collections::BTreeMap<_, _>>())?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add("BENCH_SCENARIOS", sim::bench::NAMES.to_vec())?;
+    m.add_function(wrap_pyfunction!(live_agent, m)?)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

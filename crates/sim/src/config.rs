@@ -4,6 +4,8 @@
 
 use aqm::{Nanos, QdiscConfig};
 
+use crate::net::HEADER_BYTES;
+
 pub use crate::net::impair::{ImpairConfig, LossModel};
 pub use crate::tcp::TcpConfig;
 use serde::{Deserialize, Serialize};
@@ -39,6 +41,26 @@ pub struct BottleneckConfig {
     pub rate_schedule: Vec<RateStep>,
     /// Loss or outages on the forward direction, in front of the queue.
     pub impairment: Option<ImpairConfig>,
+    /// The network devices at both ends of the bottleneck (both directions).
+    #[serde(default)]
+    pub device: DeviceConfig,
+}
+
+/// What a link's network device adds below the discipline. The defaults (no overhead, no
+/// device queue) make a link an ideal transmitter fed straight from its discipline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    /// Link-layer bytes added to every packet on the wire, counted in its serialization time
+    /// but not by the discipline: 2 for PPP as ns-3's PointToPointNetDevice frames it, 38 for
+    /// Ethernet (14 header + 4 FCS + 8 preamble and delimiter + 12 inter-frame gap).
+    #[serde(default)]
+    pub overhead_bytes: u32,
+    /// Packets the device holds between the discipline and the wire (ns-3's TxQueue on a
+    /// NetDevice, a NIC's transmit ring); 0 for none. The discipline is dequeued while the
+    /// device has room, as ns-3's traffic-control layer does under flow control.
+    #[serde(default)]
+    pub queue_packets: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -57,6 +79,9 @@ pub struct AccessConfig {
     pub rate_bps: Option<u64>,
     /// The discipline of rate-limited access links.
     pub queue: QdiscConfig,
+    /// The network devices of rate-limited access links.
+    #[serde(default)]
+    pub device: DeviceConfig,
 }
 
 /// A random or fixed quantity, drawn once per flow from that flow's own stream.
@@ -169,9 +194,85 @@ impl TraceConfig {
 }
 
 impl SimConfig {
-    /// Checks what serde cannot: ranges and consistency. Errors name the field.
+    /// Parses and validates the JSON form (see [`SimConfig::parse_json`], [`SimConfig::validate`]).
+    pub fn from_json(json: &str) -> Result<SimConfig, String> {
+        let cfg = Self::parse_json(json)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Parses the JSON form without validating it. A value of the wrong type, or beyond its
+    /// integer type (`mtu = 1e12` for a u32), is reported with its field's path.
+    pub fn parse_json(json: &str) -> Result<SimConfig, String> {
+        let de = &mut serde_json::Deserializer::from_str(json);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let msg = e.into_inner().to_string();
+            // serde_json appends the position in the JSON text, which the user never wrote.
+            let msg = msg.split(" at line ").next().unwrap_or_default().to_string();
+            if path == "." { msg } else { format!("{path}: {msg}") }
+        })
+    }
+
+    /// Checks what serde cannot: ranges, consistency, and that the run fits the limits on
+    /// events and memory ([`crate::estimate`]). Errors name the field and the accepted range.
     pub fn validate(&self) -> Result<(), String> {
+        self.validate_values()?;
+        crate::estimate::Estimate::of(self).check(self)
+    }
+
+    /// Every time in the configuration, by field, for the range check.
+    fn times(&self) -> Vec<(String, Nanos)> {
         let b = &self.bottleneck;
+        let mut t = vec![
+            ("duration_ns".to_string(), self.duration_ns),
+            ("bottleneck.delay_ns".to_string(), b.delay_ns),
+            ("traces.interval_ns".to_string(), self.traces.interval_ns),
+        ];
+        t.extend(b.rate_schedule.iter().enumerate().map(|(i, s)| (format!("bottleneck.rate_schedule[{i}].at_ns"), s.at_ns)));
+        if let Some(imp) = &b.impairment {
+            t.extend(imp.outages.iter().enumerate().flat_map(|(i, &(a, z))| [(format!("bottleneck.impairment.outages[{i}]"), a), (format!("bottleneck.impairment.outages[{i}]"), z)]));
+        }
+        for (i, g) in self.flows.iter().enumerate() {
+            for (name, d) in [("access_delay_ns", &g.access_delay_ns), ("start_ns", &g.start_ns)] {
+                let vals = match d {
+                    Dist::Fixed(v) => vec![*v],
+                    Dist::Uniform { lo, hi } => vec![*lo, *hi],
+                    Dist::Each(v) => v.clone(),
+                };
+                t.extend(vals.into_iter().map(|v| (format!("flows[{i}].{name}"), v)));
+            }
+            t.push((format!("flows[{i}].receiver_delay_ns"), g.receiver_delay_ns));
+            t.extend(g.stop_ns.map(|s| (format!("flows[{i}].stop_ns"), s)));
+            if let App::Sessions { think_mean_ns, .. } = g.app {
+                t.push((format!("flows[{i}].app.think_mean_ns"), think_mean_ns));
+            }
+            if let Transport::Tcp(c) = &g.transport {
+                for (name, v) in [
+                    ("min_rto_ns", c.min_rto_ns),
+                    ("initial_rto_ns", c.initial_rto_ns),
+                    ("max_rto_ns", c.max_rto_ns),
+                    ("clock_granularity_ns", c.clock_granularity_ns),
+                    ("delack_timeout_ns", c.delack_timeout_ns),
+                ] {
+                    t.push((format!("flows[{i}].transport.{name}"), v));
+                }
+            }
+        }
+        t
+    }
+
+    /// Every check of [`SimConfig::validate`] but the limits on the run's cost.
+    pub fn validate_values(&self) -> Result<(), String> {
+        for (field, v) in self.times() {
+            if v > MAX_TIME_NS {
+                return Err(format!("{field}: {v} ns is outside the accepted range [0, {MAX_TIME_NS}] ns (2^50 ns, about 13 days)"));
+            }
+        }
+        let b = &self.bottleneck;
+        if !(HEADER_BYTES + 1..=MAX_MTU).contains(&b.mtu) {
+            return Err(format!("bottleneck.mtu: {} is outside the accepted range [{}, {MAX_MTU}] bytes", b.mtu, HEADER_BYTES + 1));
+        }
         if b.rate_bps == 0 {
             return Err("bottleneck.rate_bps: must be > 0".into());
         }
@@ -200,6 +301,11 @@ impl SimConfig {
         if self.access.rate_bps == Some(0) {
             return Err("access.rate_bps: must be > 0 (or absent for no serialization)".into());
         }
+        b.device.validate().map_err(|e| format!("bottleneck.device.{e}"))?;
+        self.access.device.validate().map_err(|e| format!("access.device.{e}"))?;
+        if self.access.rate_bps.is_none() && self.access.device != DeviceConfig::default() {
+            return Err("access.device: access links without a rate are pure delays, with no device to frame or queue packets: set access.rate_bps".into());
+        }
         if self.traces.interval_ns == 0 || self.traces.sojourn_every == 0 {
             return Err("traces: interval_ns and sojourn_every must be > 0".into());
         }
@@ -217,6 +323,26 @@ impl SimConfig {
     }
 }
 
+/// The largest time anywhere in a configuration (2^50 ns, about 13 days), so that no sum of
+/// times, delays and timer back-offs can overflow the 64-bit clock.
+pub const MAX_TIME_NS: Nanos = 1 << 50;
+/// The largest packet: the IPv4 total-length field.
+pub const MAX_MTU: u32 = 65_535;
+/// The largest transfer (1 PB), so that byte and segment counts stay exact.
+pub const MAX_TRANSFER_BYTES: u64 = 1 << 50;
+
+impl DeviceConfig {
+    /// The largest link-layer overhead accepted, in bytes per packet.
+    pub const MAX_OVERHEAD_BYTES: u32 = 65_535;
+
+    fn validate(&self) -> Result<(), String> {
+        if self.overhead_bytes > Self::MAX_OVERHEAD_BYTES {
+            return Err(format!("overhead_bytes: {} is outside the accepted range [0, {}]", self.overhead_bytes, Self::MAX_OVERHEAD_BYTES));
+        }
+        Ok(())
+    }
+}
+
 impl FlowGroup {
     fn validate(&self) -> Result<(), String> {
         if self.count == 0 {
@@ -225,8 +351,12 @@ impl FlowGroup {
         if self.dscp > 63 {
             return Err(format!("dscp: {} is outside the accepted range [0, 63]", self.dscp));
         }
-        if self.packet_size < crate::net::HEADER_BYTES + 1 {
-            return Err(format!("packet_size: must exceed the {}-byte header", crate::net::HEADER_BYTES));
+        let header = match &self.transport {
+            Transport::Tcp(t) => t.data_header_bytes(),
+            Transport::Udp(_) => crate::net::HEADER_BYTES,
+        };
+        if self.packet_size < header + 1 {
+            return Err(format!("packet_size: must exceed the {header}-byte header"));
         }
         for (name, d) in [("access_delay_ns", &self.access_delay_ns), ("start_ns", &self.start_ns)] {
             match d {
@@ -250,6 +380,9 @@ impl FlowGroup {
         }
         match &self.app {
             App::Transfer { bytes: 0 } => return Err("app.bytes: must be > 0".into()),
+            App::Transfer { bytes } if *bytes > MAX_TRANSFER_BYTES => {
+                return Err(format!("app.bytes: {bytes} is outside the accepted range [1, {MAX_TRANSFER_BYTES}]"))
+            }
             App::Sessions { size, .. } | App::Poisson { size, .. } => size.validate().map_err(|e| format!("app.size.{e}"))?,
             _ => {}
         }
@@ -270,8 +403,13 @@ impl FlowGroup {
 
 impl SizeDist {
     fn validate(&self) -> Result<(), String> {
+        let max = MAX_TRANSFER_BYTES as f64;
         match *self {
             SizeDist::Fixed(0) => Err("fixed: must be > 0".into()),
+            SizeDist::Fixed(b) if b > MAX_TRANSFER_BYTES => Err(format!("fixed: {b} is outside the accepted range [1, {MAX_TRANSFER_BYTES}]")),
+            SizeDist::Exponential { mean } | SizeDist::Pareto { mean, .. } if mean > max => {
+                Err(format!("mean: {mean} is outside the accepted range [1, {MAX_TRANSFER_BYTES}] bytes"))
+            }
             SizeDist::Exponential { mean } if !(mean >= 1.0 && mean.is_finite()) => Err("mean: must be >= 1 byte".into()),
             SizeDist::Pareto { mean, shape } if !(mean >= 1.0 && mean.is_finite()) || !(shape > 1.0 && shape.is_finite()) => {
                 Err("pareto: mean must be >= 1 byte and shape > 1 (a finite mean)".into())

@@ -7,6 +7,7 @@ use crate::config::{App, Dist, FlowGroup, SimConfig, TcpConfig, Transport};
 use crate::flow::{Endpoint, Flow, FlowStats};
 use crate::net::dumbbell::{FLOW_STREAM_BASE, GROUP_STREAM_BASE};
 use crate::net::{Packet, HEADER_BYTES};
+use crate::tcp::receiver::MAX_SACK_BLOCKS;
 use crate::tcp::{AckIn, ReceiverParams, TcpReceiver, TcpSender};
 use crate::trace::{TCP_EVENT_ECN, TCP_EVENT_RECOVERY, TCP_EVENT_RETRANSMIT, TCP_EVENT_TIMEOUT};
 use crate::udp::UdpSource;
@@ -24,9 +25,21 @@ fn receiver_params(t: &TcpConfig) -> ReceiverParams {
     ReceiverParams { sack: t.sack, ack_every: t.ack_every, delack_timeout: t.delack_timeout_ns, ecn: t.ecn }
 }
 
+/// Header bytes of the group's data packets, and the sizes of its ACKs by number of SACK
+/// blocks: TCP's with the options its profile counts.
+fn header_bytes(group: &FlowGroup) -> (u32, [u32; MAX_SACK_BLOCKS + 1]) {
+    match &group.transport {
+        Transport::Tcp(t) => (t.data_header_bytes(), std::array::from_fn(|n| t.ack_bytes(n))),
+        Transport::Udp(_) => (HEADER_BYTES, [HEADER_BYTES; MAX_SACK_BLOCKS + 1]),
+    }
+}
+
 fn idle_endpoint(group: &FlowGroup) -> Endpoint {
     match &group.transport {
-        Transport::Tcp(t) => Endpoint::Tcp { tx: TcpSender::new(t, None), rx: TcpReceiver::new(receiver_params(t)) },
+        Transport::Tcp(t) => Endpoint::Tcp {
+            tx: TcpSender::new(t, None, group.packet_size - t.data_header_bytes()),
+            rx: TcpReceiver::new(receiver_params(t)),
+        },
         Transport::Udp(u) => Endpoint::Udp(UdpSource::new(u.rate_bps, group.packet_size, u.ecn)),
     }
 }
@@ -53,6 +66,7 @@ pub fn build_flows(cfg: &SimConfig) -> Vec<Flow> {
         for i in 0..n {
             let mut rng = Rng::stream(cfg.seed, FLOW_STREAM_BASE + ((g as u64) << 24) + i as u64);
             let access_delay_ns = draw(&group.access_delay_ns, i.min(group.count as usize - 1), &mut rng);
+            let (header_bytes, ack_len) = header_bytes(group);
             let (start_ns, app) = match starts.get(i) {
                 Some((t, app)) => (*t, app.clone()),
                 None => (draw(&group.start_ns, i, &mut rng), group.app.clone()),
@@ -64,6 +78,8 @@ pub fn build_flows(cfg: &SimConfig) -> Vec<Flow> {
                 access_delay_ns,
                 receiver_delay_ns: group.receiver_delay_ns,
                 packet_size: group.packet_size,
+                header_bytes,
+                ack_len,
                 dscp: group.dscp,
                 app,
                 endpoint: idle_endpoint(group),
@@ -119,7 +135,7 @@ impl Simulation {
         flow.conn_start_ns = now;
         flow.conn_bytes = bytes;
         flow.conn_done = false;
-        flow.endpoint = Endpoint::Tcp { tx: TcpSender::new(t, flow.segments(bytes)), rx: TcpReceiver::new(receiver_params(t)) };
+        flow.endpoint = Endpoint::Tcp { tx: TcpSender::new(t, flow.segments(bytes), flow.payload()), rx: TcpReceiver::new(receiver_params(t)) };
         // Timer events of the previous connection are stale from now on.
         flow.timer_gen = flow.timer_gen.wrapping_add(1);
         flow.timer_at = None;
@@ -132,18 +148,24 @@ impl Simulation {
         let now = self.sched.now();
         let mut segs = std::mem::take(&mut self.segments);
         let Endpoint::Tcp { tx, .. } = &mut self.flows[f].endpoint else { unreachable!("TCP flow") };
-        let before = [tx.retransmits, tx.timeouts, tx.fast_recoveries, tx.ecn_reductions];
+        let before = tx.stats;
         op(tx, now, &mut segs);
-        let after = [tx.retransmits, tx.timeouts, tx.fast_recoveries, tx.ecn_reductions];
+        let after = tx.stats;
         let ecn = if tx.ecn_capable() { Ecn::Ect0 } else { Ecn::NotEct };
         let complete = tx.is_complete();
         let flow = &mut self.flows[f];
         let st = &mut flow.stats;
-        let deltas: [u64; 4] = std::array::from_fn(|i| after[i] - before[i]);
+        let deltas = [
+            after.retransmits - before.retransmits,
+            after.timeouts - before.timeouts,
+            after.fast_recoveries - before.fast_recoveries,
+            after.ecn_reductions - before.ecn_reductions,
+        ];
         st.retransmits += deltas[0];
         st.timeouts += deltas[1];
         st.fast_recoveries += deltas[2];
         st.ecn_reductions += deltas[3];
+        st.window_raising_responses += after.window_raising_responses - before.window_raising_responses;
         if self.cfg.traces.tcp {
             for (kind, &n) in [TCP_EVENT_RETRANSMIT, TCP_EVENT_TIMEOUT, TCP_EVENT_RECOVERY, TCP_EVENT_ECN].iter().zip(&deltas) {
                 for _ in 0..n {
@@ -234,8 +256,10 @@ impl Simulation {
 
     fn send_acks(&mut self, f: usize, acks: &mut Vec<crate::tcp::AckOut>) {
         let conn = self.flows[f].conn;
+        let ack_len = self.flows[f].ack_len;
         for a in acks.drain(..) {
-            self.send(Packet::ack(f as u32, conn, &a));
+            // The ACK's size counts its options (timestamps, SACK blocks) as the profile does.
+            self.send(Packet { len: ack_len[a.n_sack as usize], ..Packet::ack(f as u32, conn, &a) });
         }
     }
 
@@ -285,9 +309,4 @@ impl Simulation {
         let dscp = flow.dscp;
         self.send(Packet { ecn, pv, dscp, ..Packet::data(f as u32, len, seq, now) });
     }
-}
-
-/// Payload of a full segment for a packet size (used by tests and summaries).
-pub fn payload_of(packet_size: u32) -> u32 {
-    packet_size - HEADER_BYTES
 }

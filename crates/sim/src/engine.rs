@@ -4,6 +4,9 @@
 //! in the order they were scheduled, on every platform and every run. Timers are cancelled
 //! lazily by their owners (a generation or deadline check when the event fires), which keeps
 //! cancellation O(1) and the heap free of deletions.
+//!
+//! The clock only moves forward: the scheduler counts every event that would move it back
+//! (the `time_monotone` invariant), which `at` also refuses in debug builds.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -40,11 +43,14 @@ pub struct Scheduler<E> {
     seq: u64,
     now: Nanos,
     executed: u64,
+    /// Events popped with a time before the clock's, and the first such (time, clock).
+    backsteps: u64,
+    first_backstep: Option<(Nanos, Nanos)>,
 }
 
 impl<E> Default for Scheduler<E> {
     fn default() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1024), seq: 0, now: 0, executed: 0 }
+        Scheduler { heap: BinaryHeap::with_capacity(1024), seq: 0, now: 0, executed: 0, backsteps: 0, first_backstep: None }
     }
 }
 
@@ -60,9 +66,19 @@ impl<E> Scheduler<E> {
         self.executed
     }
 
-    /// Number of pending events.
-    pub fn pending(&self) -> usize {
-        self.heap.len()
+    /// The pending events, in no particular order.
+    pub fn pending_events(&self) -> impl Iterator<Item = &E> {
+        self.heap.iter().map(|e| &e.event)
+    }
+
+    /// Events that ran before the clock's time (0 unless something scheduled into the past).
+    pub fn backsteps(&self) -> u64 {
+        self.backsteps
+    }
+
+    /// The first such event's time and the clock it found.
+    pub fn first_backstep(&self) -> Option<(Nanos, Nanos)> {
+        self.first_backstep
     }
 
     /// Schedules `event` at absolute time `at` (never in the past).
@@ -86,9 +102,26 @@ impl<E> Scheduler<E> {
             return None;
         }
         let e = self.heap.pop()?;
+        if e.at < self.now {
+            self.backstep(e.at);
+        }
         self.now = e.at;
         self.executed += 1;
         Some(e.event)
+    }
+
+    #[cold]
+    fn backstep(&mut self, at: Nanos) {
+        self.backsteps += 1;
+        self.first_backstep.get_or_insert((at, self.now));
+    }
+
+    /// Schedules an event without the debug check on its time: the fault the
+    /// `time_monotone` invariant must catch.
+    #[cfg(test)]
+    pub(crate) fn at_unchecked(&mut self, at: Nanos, event: E) {
+        self.seq += 1;
+        self.heap.push(Entry { at, seq: self.seq, event });
     }
 
     /// Moves the clock to `t` when no event remains before it.
@@ -115,12 +148,23 @@ mod tests {
             got.push((s.now(), e));
         }
         assert_eq!(got, vec![(10, 'a'), (10, 'b'), (30, 'c'), (30, 'd')]);
-        assert_eq!(s.pending(), 1);
+        assert_eq!(s.pending_events().collect::<Vec<_>>(), [&'e']);
         assert_eq!(s.executed(), 4);
         s.advance_to(40);
         assert_eq!(s.now(), 40);
         s.after(5, 'f');
         assert_eq!(s.pop_until(100), Some('f'));
         assert_eq!(s.now(), 45);
+        assert_eq!(s.backsteps(), 0);
+    }
+
+    #[test]
+    fn an_event_in_the_past_is_counted() {
+        let mut s = Scheduler::default();
+        s.at(100, 'a');
+        assert_eq!(s.pop_until(200), Some('a'));
+        s.at_unchecked(40, 'b');
+        assert_eq!(s.pop_until(200), Some('b'));
+        assert_eq!((s.backsteps(), s.first_backstep()), (1, Some((40, 100))));
     }
 }

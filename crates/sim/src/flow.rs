@@ -6,7 +6,7 @@ use aqm::{Nanos, Rng};
 use serde::Serialize;
 
 use crate::config::App;
-use crate::net::HEADER_BYTES;
+use crate::tcp::receiver::MAX_SACK_BLOCKS;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::udp::UdpSource;
 
@@ -36,6 +36,9 @@ pub struct FlowStats {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
+    /// Congestion responses that left ssthresh or cwnd above the window in force before them
+    /// (0 with the window and SACK-pipe rules; see `TcpSender::audit_response`).
+    pub window_raising_responses: u64,
     /// Finite transfers completed.
     pub transfers: u64,
 }
@@ -47,6 +50,11 @@ pub struct Flow {
     pub access_delay_ns: Nanos,
     pub receiver_delay_ns: Nanos,
     pub packet_size: u32,
+    /// IP and transport header bytes of a data packet (TCP options included where the profile
+    /// counts them, see `TcpConfig::data_header_bytes`).
+    pub header_bytes: u32,
+    /// Size of the flow's ACKs by the number of SACK blocks they carry.
+    pub ack_len: [u32; MAX_SACK_BLOCKS + 1],
     /// DiffServ code point of the flow's data packets.
     pub dscp: u8,
     pub app: App,
@@ -70,7 +78,7 @@ pub struct Flow {
 impl Flow {
     /// Payload bytes in a full segment.
     pub fn payload(&self) -> u32 {
-        self.packet_size - HEADER_BYTES
+        self.packet_size - self.header_bytes
     }
 
     /// Wire length of segment `seq` of the current connection: full, except the tail of a
@@ -78,7 +86,7 @@ impl Flow {
     pub fn segment_len(&self, seq: u64) -> u32 {
         let payload = self.payload() as u64;
         match self.conn_bytes {
-            Some(total) => (total.saturating_sub(seq * payload).min(payload) as u32) + HEADER_BYTES,
+            Some(total) => (total.saturating_sub(seq * payload).min(payload) as u32) + self.header_bytes,
             None => self.packet_size,
         }
     }
@@ -90,7 +98,7 @@ impl Flow {
 
     /// Payload bytes carried by `n` in-order segments of the current connection.
     pub fn payload_of(&self, first: u64, n: u64) -> u64 {
-        (first..first + n).map(|s| (self.segment_len(s) - HEADER_BYTES) as u64).sum()
+        (first..first + n).map(|s| (self.segment_len(s) - self.header_bytes) as u64).sum()
     }
 
     pub fn is_tcp(&self) -> bool {

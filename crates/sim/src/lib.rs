@@ -4,7 +4,7 @@
 //! transports, the AQMs of the `aqm` crate) -> [`trace::Traces`] and [`summary::Summary`].
 //!
 //! - Time is integer nanoseconds; events are an enum in a heap ordered by (time, sequence).
-//! - Packets live in an arena and carry no payload; queues see a 32-byte [`aqm::Pkt`].
+//! - Packets live in an arena and carry no payload; queues see a 24-byte [`aqm::Pkt`].
 //! - Every random draw comes from a stream seeded by (run seed, component id): the same
 //!   scenario and seed give the same run, bit for bit.
 
@@ -12,7 +12,9 @@ pub mod bench;
 pub mod config;
 pub mod endpoints;
 pub mod engine;
+pub mod estimate;
 pub mod flow;
+pub mod invariants;
 pub mod net;
 pub mod ppv;
 pub mod summary;

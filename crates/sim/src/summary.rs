@@ -7,6 +7,9 @@ use serde::Serialize;
 
 use crate::config::BottleneckConfig;
 use crate::flow::FlowStats;
+use crate::invariants::Invariants;
+use crate::net::link::QueueCounts;
+use crate::trace::DelayHistogram;
 use crate::world::Simulation;
 
 #[derive(Clone, Debug, Serialize)]
@@ -24,8 +27,49 @@ pub struct FlowSummary {
     pub rto_s: Option<f64>,
     #[serde(flatten)]
     pub counts: FlowStats,
-    /// Data packets sent but neither delivered nor dropped when the run ended.
+    /// Data packets and ACKs alive in the network at the end, counted in the packet arena
+    /// (see [`crate::invariants`]).
     pub in_flight: u64,
+    pub acks_in_flight: u64,
+}
+
+/// What happened at one queue, or at a family of queues.
+#[derive(Clone, Debug, Serialize)]
+pub struct QueueSummary {
+    /// "bottleneck", "reverse_bottleneck" or "access" (every rate-limited access link).
+    pub queue: &'static str,
+    /// Links counted.
+    pub links: u32,
+    #[serde(flatten)]
+    pub counts: QueueCounts,
+    /// Drops of every kind (discipline and impairment).
+    pub drops: u64,
+}
+
+/// Sojourn statistics in seconds.
+#[derive(Clone, Debug, Serialize)]
+pub struct DelayStats {
+    pub mean_s: f64,
+    pub p50_s: f64,
+    pub p90_s: f64,
+    pub p95_s: f64,
+    pub p99_s: f64,
+    pub max_s: f64,
+    pub n: u64,
+}
+
+impl DelayStats {
+    pub fn of(h: &DelayHistogram) -> Self {
+        DelayStats {
+            mean_s: h.mean() * 1e-9,
+            p50_s: h.quantile(0.5) * 1e-9,
+            p90_s: h.quantile(0.9) * 1e-9,
+            p95_s: h.quantile(0.95) * 1e-9,
+            p99_s: h.quantile(0.99) * 1e-9,
+            max_s: h.max_ns as f64 * 1e-9,
+            n: h.n,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -33,8 +77,10 @@ pub struct Summary {
     pub time_s: f64,
     pub measured_s: f64,
     pub events: u64,
-    /// Bits sent on the bottleneck over the bits its (possibly changing) capacity allowed.
+    /// Bits sent on the bottleneck (link-layer overhead included) over the bits its
+    /// (possibly changing) capacity allowed.
     pub utilization: f64,
+    /// IP bytes that started transmission on the bottleneck in the measured window.
     pub bottleneck_bytes: u64,
     pub qdelay_mean_s: f64,
     pub qdelay_p50_s: f64,
@@ -43,11 +89,18 @@ pub struct Summary {
     pub qdelay_p99_s: f64,
     pub qdelay_max_s: f64,
     pub departures_measured: u64,
+    /// Sojourn in the bottleneck discipline alone (enqueue to dequeue, ns-3's `SojournTime`);
+    /// the `qdelay_*` figures run to the start of transmission, which differs only by the
+    /// wait in a device queue.
+    pub qdisc_delay: DelayStats,
     /// Jain's index over the throughputs of the flows active in the measured window.
     pub jain_index: f64,
+    /// Data packets sent, dropped at any queue or impairment, and delivered with CE set.
     pub sent: u64,
     pub dropped: u64,
     pub marked: u64,
+    pub acks_sent: u64,
+    pub acks_dropped: u64,
     pub drop_rate: f64,
     pub mark_rate: f64,
     /// Finite transfers completed, and their completion times (all of the run).
@@ -55,6 +108,9 @@ pub struct Summary {
     pub fct_mean_s: f64,
     pub fct_p50_s: f64,
     pub fct_p99_s: f64,
+    /// Arrivals, departures, drops and marks at every queue.
+    pub queues: Vec<QueueSummary>,
+    pub invariants: Invariants,
     pub flows: Vec<FlowSummary>,
 }
 
@@ -96,9 +152,10 @@ impl Simulation {
         let bl = &self.links[self.bottleneck as usize];
         let cap = capacity_bits(&self.cfg.bottleneck, warm, end);
         let h = &self.delay_hist;
+        let alive = self.alive();
         let mut flows = Vec::with_capacity(self.flows.len());
         let mut active = Vec::new();
-        for f in &self.flows {
+        for (i, f) in self.flows.iter().enumerate() {
             let from = f.start_ns.max(warm);
             let to = f.stop_ns.unwrap_or(end).min(end);
             let dur = to.saturating_sub(from);
@@ -121,41 +178,67 @@ impl Simulation {
                 srtt_s: tcp.map(|tx| tx.rtt.srtt() * 1e-9),
                 rto_s: tcp.map(|tx| to_secs(tx.rtt.rto())),
                 counts: f.stats.clone(),
-                in_flight: f.stats.sent - f.stats.delivered - f.stats.dropped,
+                in_flight: alive.data[i],
+                acks_in_flight: alive.acks[i],
             });
         }
         let sent: u64 = self.flows.iter().map(|f| f.stats.sent).sum();
         let dropped: u64 = self.flows.iter().map(|f| f.stats.dropped).sum();
         let marked: u64 = self.flows.iter().map(|f| f.stats.marked).sum();
+        let acks_sent: u64 = self.flows.iter().map(|f| f.stats.acks_sent).sum();
+        let acks_dropped: u64 = self.flows.iter().map(|f| f.stats.acks_dropped).sum();
         let ratio = |a: u64| if sent == 0 { 0.0 } else { a as f64 / sent as f64 };
         let mut fct: Vec<f64> = self.transfers.iter().map(|t| to_secs(t.3)).collect();
         fct.sort_by(f64::total_cmp);
         let pick = |q: f64| if fct.is_empty() { 0.0 } else { fct[((q * fct.len() as f64).ceil() as usize).clamp(1, fct.len()) - 1] };
+        let link_delay = DelayStats::of(h);
         Summary {
             time_s: to_secs(end),
             measured_s: to_secs(measured),
             events: self.events(),
-            utilization: if cap > 0.0 { bl.tx_bytes_measured as f64 * 8.0 / cap } else { 0.0 },
+            utilization: if cap > 0.0 { bl.wire_bytes_measured() as f64 * 8.0 / cap } else { 0.0 },
             bottleneck_bytes: bl.tx_bytes_measured,
-            qdelay_mean_s: h.mean() * 1e-9,
-            qdelay_p50_s: h.quantile(0.5) * 1e-9,
-            qdelay_p90_s: h.quantile(0.9) * 1e-9,
-            qdelay_p95_s: h.quantile(0.95) * 1e-9,
-            qdelay_p99_s: h.quantile(0.99) * 1e-9,
-            qdelay_max_s: h.max_ns as f64 * 1e-9,
-            departures_measured: h.n,
+            qdelay_mean_s: link_delay.mean_s,
+            qdelay_p50_s: link_delay.p50_s,
+            qdelay_p90_s: link_delay.p90_s,
+            qdelay_p95_s: link_delay.p95_s,
+            qdelay_p99_s: link_delay.p99_s,
+            qdelay_max_s: link_delay.max_s,
+            departures_measured: link_delay.n,
+            qdisc_delay: DelayStats::of(self.qdisc_delay_hist.as_ref().unwrap_or(h)),
             jain_index: jain(&active),
             sent,
             dropped,
             marked,
+            acks_sent,
+            acks_dropped,
             drop_rate: ratio(dropped),
             mark_rate: ratio(marked),
             transfers: fct.len() as u64,
             fct_mean_s: if fct.is_empty() { 0.0 } else { fct.iter().sum::<f64>() / fct.len() as f64 },
             fct_p50_s: pick(0.5),
             fct_p99_s: pick(0.99),
+            queues: self.queue_summaries(),
+            invariants: self.invariants(),
             flows,
         }
+    }
+
+    /// The bottleneck's two directions, then the rate-limited access links together.
+    fn queue_summaries(&self) -> Vec<QueueSummary> {
+        let one = |queue, l: u32| {
+            let c = self.links[l as usize].queue_counts();
+            QueueSummary { queue, links: 1, counts: c, drops: c.drops() }
+        };
+        let mut out = vec![one("bottleneck", self.bottleneck), one("reverse_bottleneck", self.reverse_bottleneck)];
+        let access: Vec<&crate::net::Link> =
+            self.links.iter().enumerate().filter(|(l, link)| link.qdisc.is_some() && ![self.bottleneck, self.reverse_bottleneck].contains(&(*l as u32))).map(|(_, link)| link).collect();
+        if !access.is_empty() {
+            let mut c = QueueCounts::default();
+            access.iter().for_each(|link| c.add(&link.queue_counts()));
+            out.push(QueueSummary { queue: "access", links: access.len() as u32, counts: c, drops: c.drops() });
+        }
+        out
     }
 }
 
@@ -167,7 +250,7 @@ mod tests {
 
     #[test]
     fn capacity_follows_schedule() {
-        let q = QdiscConfig::DropTail { limit: QueueLimit::Packets(10) };
+        let q = QdiscConfig::drop_tail(QueueLimit::Packets(10));
         let s = 1_000_000_000;
         let b = BottleneckConfig {
             rate_bps: 100_000_000,
@@ -177,6 +260,7 @@ mod tests {
             reverse_queue: q,
             rate_schedule: vec![RateStep { at_ns: 50 * s, rate_bps: 20_000_000 }, RateStep { at_ns: 100 * s, rate_bps: 100_000_000 }],
             impairment: None,
+            device: Default::default(),
         };
         // 100 Mb/s·40 s + 20 Mb/s·50 s + 100 Mb/s·50 s from 10 s to 150 s.
         assert_eq!(capacity_bits(&b, 10 * s, 150 * s), 4e9 + 1e9 + 5e9);

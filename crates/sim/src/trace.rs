@@ -112,7 +112,11 @@ pub struct Traces {
     pub queue_delay_ns: Vec<u64>,
     pub link_rate_bps: Vec<u64>,
     pub sojourn_t: Vec<Nanos>,
+    /// Link sojourn: discipline enqueue to the start of transmission.
     pub sojourn_ns: Vec<u64>,
+    /// The same packet's sojourn in the discipline alone (enqueue to dequeue, ns-3's
+    /// `SojournTime`): shorter than `sojourn_ns` by its wait in the device queue, if any.
+    pub sojourn_qdisc_ns: Vec<u64>,
     pub sojourn_flow: Vec<u32>,
     pub flow_bytes: Vec<u64>,
     pub drop_t: Vec<Nanos>,

@@ -1,22 +1,24 @@
-//! The simulation: state, event dispatch and the packet path.
+//! The simulation: state, event dispatch, routing and delivery (the way across a rated link
+//! is in [`crate::net`]'s `path` module).
 //!
-//! A data packet costs about five events on the dumbbell with ideal access links: arrival at
-//! the bottleneck, the end of its serialization (only while a queue is waiting), arrival at
+//! A data packet costs at most five events on the dumbbell with ideal access links: arrival
+//! at the bottleneck, the end of its serialization (only while a queue is waiting), arrival at
 //! the receiver, the ACK's arrival at the reverse bottleneck, and its arrival at the sender.
-//! Pure-delay hops are folded into the next arrival, and a link schedules `TxDone` only when a
-//! packet is waiting behind the one it sends.
+//! Pure-delay hops are folded into the next arrival (a zero-delay one costs no event: four
+//! per packet in the benchmark, whose receivers sit on the routers), and a link schedules
+//! `TxDone` only when a packet is waiting behind the one it sends.
 
-use aqm::{Action, ActionKind, DropReason, Ecn, Nanos, Pkt, QueueDisc};
+use aqm::{Action, Ecn, Nanos, QueueDisc};
 
 use crate::config::SimConfig;
 use crate::endpoints::build_flows;
 use crate::engine::Scheduler;
 use crate::flow::{Endpoint, Flow};
+use crate::invariants::{probability_probes, Invariants, PERIODIC_EVENTS};
 use crate::net::dumbbell;
 use crate::net::{Arena, Dir, Kind, Link, LinkId, Packet};
 use crate::tcp::{AckOut, Segment};
-use crate::net::impair::Fate;
-use crate::trace::{DelayHistogram, Traces, EVENT_DROP_DEQUEUE, EVENT_DROP_EARLY, EVENT_DROP_IMPAIRMENT, EVENT_DROP_OVERFLOW, EVENT_MARK};
+use crate::trace::{DelayHistogram, Traces};
 
 /// Everything that can happen, dispatched by `match`.
 #[derive(Clone, Copy, Debug)]
@@ -45,29 +47,42 @@ pub enum Event {
 pub struct Simulation {
     pub cfg: SimConfig,
     pub(crate) sched: Scheduler<Event>,
-    arena: Arena,
+    pub(crate) arena: Arena,
     pub links: Vec<Link>,
     routes: Vec<Vec<LinkId>>,
     pub bottleneck: LinkId,
-    reverse_bottleneck: LinkId,
+    pub reverse_bottleneck: LinkId,
     pub flows: Vec<Flow>,
     /// Scratch buffers reused on the per-packet path (no allocation per packet).
-    actions: Vec<Action>,
+    pub(crate) actions: Vec<Action>,
     pub(crate) segments: Vec<Segment>,
     pub(crate) acks: Vec<AckOut>,
     /// Every completed finite transfer: (flow, start, payload bytes, completion time).
     pub transfers: Vec<(u32, Nanos, u64, Nanos)>,
-    /// Bottleneck sojourn times of departures at or after the warm-up.
+    /// Bottleneck link sojourn times (discipline enqueue to transmission start) of departures
+    /// at or after the warm-up.
     pub delay_hist: DelayHistogram,
-    last_sojourn_ns: u64,
-    departures: u64,
+    /// Bottleneck discipline sojourn times (enqueue to dequeue) at or after the warm-up,
+    /// recorded only when a device queue separates the two; otherwise `delay_hist` holds them.
+    pub qdisc_delay_hist: Option<DelayHistogram>,
+    pub(crate) last_sojourn_ns: u64,
+    pub(crate) departures: u64,
     pub traces: Traces,
     pub(crate) flow_bytes_since_sample: Vec<u64>,
-    probe_buf: Vec<f64>,
+    pub(crate) probe_buf: Vec<f64>,
     /// Data packets delivered to receivers (the benchmark's packet count).
     pub delivered_packets: u64,
     /// Per Packet Value markers of the marked flow groups.
     pub ppv: crate::ppv::PolicyMarkers,
+    /// Invariant checks made so far (see [`crate::invariants`]).
+    pub(crate) invariants: Invariants,
+    /// Where each discipline's probabilities sit in its probe vector.
+    pub(crate) prob_probes: Vec<(LinkId, Vec<usize>)>,
+    /// Panic at the end of `run_until` if an invariant was violated: on in debug builds and
+    /// with the `strict-invariants` feature (the test suites).
+    pub strict_invariants: bool,
+    #[cfg(test)]
+    pub(crate) faults: crate::invariants::Faults,
 }
 
 impl Simulation {
@@ -80,6 +95,7 @@ impl Simulation {
         let mut sim = Simulation {
             sched: Scheduler::default(),
             arena: Arena::default(),
+            prob_probes: probability_probes(&topo.links),
             links: topo.links,
             routes: topo.routes,
             bottleneck: topo.bottleneck,
@@ -92,11 +108,16 @@ impl Simulation {
             acks: Vec::with_capacity(4),
             transfers: Vec::new(),
             delay_hist: DelayHistogram::default(),
+            qdisc_delay_hist: (cfg.bottleneck.device.queue_packets > 0).then(DelayHistogram::default),
             last_sojourn_ns: 0,
             departures: 0,
             traces: Traces::default(),
             probe_buf: Vec::new(),
             delivered_packets: 0,
+            invariants: Invariants::default(),
+            strict_invariants: cfg!(debug_assertions) || cfg!(feature = "strict-invariants"),
+            #[cfg(test)]
+            faults: Default::default(),
             cfg,
         };
         sim.schedule_initial();
@@ -151,17 +172,19 @@ impl Simulation {
         self.arena.capacity()
     }
 
-    pub fn is_done(&self) -> bool {
-        self.sched.now() >= self.cfg.duration_ns
-    }
-
-    /// Runs every event up to `t` (capped at the duration) and moves the clock there.
+    /// Runs every event up to `t` (capped at the duration) and moves the clock there, then
+    /// checks the invariants.
     pub fn run_until(&mut self, t: Nanos) {
         let t = t.min(self.cfg.duration_ns);
         while let Some(ev) = self.sched.pop_until(t) {
             self.handle(ev);
+            if self.sched.executed() & (PERIODIC_EVENTS - 1) == 0 {
+                self.check_probabilities();
+            }
         }
         self.sched.advance_to(t);
+        self.check_invariants();
+        self.enforce_invariants();
     }
 
     /// Runs to the end.
@@ -173,10 +196,7 @@ impl Simulation {
         let now = self.sched.now();
         match ev {
             Event::Arrive { pkt } => self.forward(pkt, now),
-            Event::TxDone { link } => {
-                self.links[link as usize].txdone_pending = false;
-                self.start_next(link);
-            }
+            Event::TxDone { link } => self.tx_done(link),
             Event::QdiscUpdate { link } => {
                 let q = self.links[link as usize].qdisc.as_mut().expect("update on a link without a queue");
                 q.update(now);
@@ -217,7 +237,7 @@ impl Simulation {
 
     /// Moves packet `id` on from its current hop, which it reaches at time `t`: pure-delay
     /// hops are crossed at once, then the packet is queued, delivered, or scheduled to arrive.
-    fn forward(&mut self, id: u32, mut t: Nanos) {
+    pub(crate) fn forward(&mut self, id: u32, mut t: Nanos) {
         let p = self.arena.get(id);
         let route = &self.routes[Self::route_of(p)];
         let mut hop = p.hop as usize;
@@ -239,133 +259,6 @@ impl Simulation {
             Some(link) => self.enqueue(link, id),
             None => self.deliver(id),
         }
-    }
-
-    fn enqueue(&mut self, l: LinkId, id: u32) {
-        let now = self.sched.now();
-        if let Some(imp) = self.links[l as usize].impairment.as_mut() {
-            let p = self.arena.get_mut(id);
-            match imp.judge(now, p.ecn) {
-                Fate::Pass => {}
-                Fate::Mark => p.ecn = Ecn::Ce,
-                Fate::Drop => {
-                    let pkt = Pkt { id, len: p.len, flow: p.flow, ecn: p.ecn, pv: p.pv, dscp: p.dscp, enqueued_at: now };
-                    self.impairment_drop(l, pkt);
-                    return;
-                }
-            }
-        }
-        let p = self.arena.get(id);
-        let pkt = Pkt { id, len: p.len, flow: p.flow, ecn: p.ecn, pv: p.pv, dscp: p.dscp, enqueued_at: now };
-        let link = &mut self.links[l as usize];
-        link.qdisc.as_mut().expect("rated link has a queue").enqueue(now, pkt, &mut self.actions);
-        self.apply_actions(l);
-        let link = &mut self.links[l as usize];
-        if !link.txdone_pending {
-            if link.busy_until <= now {
-                self.start_next(l);
-            } else {
-                link.txdone_pending = true;
-                self.sched.at(link.busy_until, Event::TxDone { link: l });
-            }
-        }
-    }
-
-    /// Takes the next packet from link `l`'s discipline and starts serializing it.
-    fn start_next(&mut self, l: LinkId) {
-        let now = self.sched.now();
-        let q = self.links[l as usize].qdisc.as_mut().expect("rated link has a queue");
-        let next = q.dequeue(now, &mut self.actions);
-        let backlogged = q.backlog().packets > 0;
-        self.apply_actions(l);
-        let Some(pkt) = next else { return };
-        if l == self.bottleneck {
-            self.record_departure(now, &pkt);
-        }
-        let link = &mut self.links[l as usize];
-        let tx = link.serialize(pkt.len);
-        link.busy_until = now + tx;
-        link.tx_packets += 1;
-        if now >= self.cfg.warmup_ns {
-            link.tx_bytes_measured += pkt.len as u64;
-        }
-        let arrive = now + tx + link.delay_ns;
-        if backlogged {
-            link.txdone_pending = true;
-            self.sched.at(link.busy_until, Event::TxDone { link: l });
-        }
-        let p = self.arena.get_mut(pkt.id);
-        p.ecn = pkt.ecn;
-        p.hop += 1;
-        self.forward(pkt.id, arrive);
-    }
-
-    fn record_departure(&mut self, now: Nanos, pkt: &Pkt) {
-        let sojourn = now - pkt.enqueued_at;
-        self.last_sojourn_ns = sojourn;
-        if now >= self.cfg.warmup_ns {
-            self.delay_hist.record(sojourn);
-        }
-        if self.cfg.traces.sojourn {
-            if self.departures % self.cfg.traces.sojourn_every as u64 == 0 {
-                self.traces.sojourn_t.push(now);
-                self.traces.sojourn_ns.push(sojourn);
-                self.traces.sojourn_flow.push(pkt.flow);
-            }
-            self.departures += 1;
-        }
-    }
-
-    fn impairment_drop(&mut self, l: LinkId, pkt: Pkt) {
-        let p = *self.arena.get(pkt.id);
-        let stats = &mut self.flows[p.flow as usize].stats;
-        match p.kind {
-            Kind::Data => stats.dropped += 1,
-            Kind::Ack => stats.acks_dropped += 1,
-        }
-        self.arena.free(pkt.id);
-        self.record_drop(l, p.flow, EVENT_DROP_IMPAIRMENT);
-    }
-
-    fn record_drop(&mut self, l: LinkId, flow: u32, code: u8) {
-        if self.cfg.traces.drops {
-            self.traces.drop_t.push(self.sched.now());
-            self.traces.drop_flow.push(flow);
-            self.traces.drop_kind.push(code);
-            self.traces.drop_link.push(l);
-        }
-    }
-
-    /// Accounts for the drops and marks a discipline reported.
-    fn apply_actions(&mut self, l: LinkId) {
-        if self.actions.is_empty() {
-            return;
-        }
-        let mut actions = std::mem::take(&mut self.actions);
-        for a in actions.drain(..) {
-            let p = *self.arena.get(a.pkt.id);
-            let stats = &mut self.flows[p.flow as usize].stats;
-            let code = match a.kind {
-                ActionKind::Drop(reason) => {
-                    match p.kind {
-                        Kind::Data => stats.dropped += 1,
-                        Kind::Ack => stats.acks_dropped += 1,
-                    }
-                    self.arena.free(a.pkt.id);
-                    match reason {
-                        DropReason::Overflow => EVENT_DROP_OVERFLOW,
-                        DropReason::Early => EVENT_DROP_EARLY,
-                        DropReason::Dequeue => EVENT_DROP_DEQUEUE,
-                    }
-                }
-                ActionKind::Mark => {
-                    self.arena.get_mut(a.pkt.id).ecn = Ecn::Ce;
-                    EVENT_MARK
-                }
-            };
-            self.record_drop(l, p.flow, code);
-        }
-        self.actions = actions;
     }
 
     fn deliver(&mut self, id: u32) {

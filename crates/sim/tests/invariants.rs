@@ -1,7 +1,7 @@
 //! Conservation, determinism and TCP sanity.
 
 use aqm::time::{NS_PER_MS, NS_PER_SEC};
-use aqm::QueueLimit;
+use aqm::{QdiscConfig, QueueLimit};
 use sim::bench::tcp_dumbbell;
 use sim::config::{Dist, SimConfig};
 use sim::Simulation;
@@ -30,15 +30,49 @@ fn packets_are_conserved() {
         sim.run_until(t);
         let s = sim.summary();
         assert!(s.dropped > 100, "the scenario must exercise drops");
+        // Packets in flight are counted slot by slot in the packet arena, not derived from
+        // the flows' books, so each equation below can fail.
         let mut in_net = 0;
         for f in &s.flows {
             let c = &f.counts;
             assert_eq!(c.sent, c.delivered + c.dropped + f.in_flight);
-            in_net += f.in_flight + (c.acks_sent - c.acks_delivered - c.acks_dropped);
+            assert_eq!(c.acks_sent, c.acks_delivered + c.acks_dropped + f.acks_in_flight);
+            in_net += f.in_flight + f.acks_in_flight;
         }
-        // The arena's own count of live packets agrees with the per-flow books.
+        assert!(t == 30 * S || in_net > 100, "mid-run, windows of packets are in flight: {in_net}");
+        // The free list's count of live packets agrees.
         assert_eq!(in_net as usize, sim.packets_in_flight(), "at {t}");
+        // Every queue: what arrived left, was dropped, or is still there; and the queues'
+        // drops are the flows' drops.
+        for q in &s.queues {
+            let c = &q.counts;
+            assert_eq!(c.arrivals, c.departures + c.drops_overflow + c.drops_early + c.drops_dequeue + c.resident_packets, "{}", q.queue);
+        }
+        assert_eq!(s.queues.iter().map(|q| q.drops).sum::<u64>(), s.dropped + s.acks_dropped);
+        // The same relations, and more, as the run's own invariant checks.
+        let inv = &s.invariants;
+        assert_eq!(inv.violations(), 0, "{inv:?}");
+        assert_eq!(inv.flow_conservation.checks, 20 * if t == 30 * S { 2 } else { 1 });
     }
+}
+
+#[test]
+fn a_reverse_queue_that_drops_every_ack_shows_in_the_summary() {
+    // A 1-byte reverse queue cannot hold a 40-byte ACK: every ACK is dropped there, the
+    // senders never hear back and the bottleneck is nearly idle.
+    let mut c = tcp_dumbbell(5, 10_000_000, 100 * MS, QueueLimit::Packets(100), 20 * S);
+    c.bottleneck.reverse_queue = QdiscConfig::drop_tail(QueueLimit::Bytes(1));
+    let mut sim = Simulation::new(c).unwrap();
+    sim.run();
+    let s = sim.summary();
+    let reverse = s.queues.iter().find(|q| q.queue == "reverse_bottleneck").unwrap();
+    assert!(s.acks_sent > 0);
+    assert_eq!((reverse.counts.drops_overflow, reverse.counts.acks_dropped, reverse.counts.departures), (s.acks_sent, s.acks_sent, 0));
+    assert_eq!((s.acks_dropped, s.dropped), (s.acks_sent, 0));
+    assert!(s.utilization < 0.01, "{}", s.utilization);
+    let json = serde_json::to_value(&s).unwrap();
+    assert_eq!(json["queues"][1]["drops"], s.acks_sent);
+    assert_eq!(json["acks_dropped"], s.acks_sent);
 }
 
 #[test]

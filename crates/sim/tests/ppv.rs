@@ -53,8 +53,8 @@ fn group_rate(s: &Summary, group: u32) -> f64 {
     s.flows.iter().filter(|f| f.group == group).map(|f| f.throughput_bps).sum()
 }
 
-fn pvpie(target_s: f64) -> QdiscConfig {
-    QdiscConfig::PvPie(PvPieConfig { target_s: Some(target_s), ..Default::default() })
+fn pvpie(target: u64) -> QdiscConfig {
+    QdiscConfig::PvPie(PvPieConfig { target: Some(target), ..Default::default() })
 }
 
 /// The mean of probe `name` over samples after `from_s`.
@@ -67,7 +67,7 @@ fn probe_mean(sim: &Simulation, name: &str, from: u64) -> f64 {
 
 #[test]
 fn pvpie_gold_silver_shares_and_delay() {
-    let mut sim = Simulation::new(gold_silver(pvpie(0.040), 30 * S)).unwrap();
+    let mut sim = Simulation::new(gold_silver(pvpie(40 * NS_PER_MS), 30 * S)).unwrap();
     sim.run();
     let s = sim.summary();
     let (gold, silver) = (group_rate(&s, 0), group_rate(&s, 1));
@@ -95,14 +95,14 @@ fn pvpie_gold_silver_shares_and_delay() {
 
 #[test]
 fn markers_are_shared_per_policy_flow_and_stamp_only_data() {
-    let mut c = gold_silver(pvpie(0.040), S);
+    let mut c = gold_silver(pvpie(40 * NS_PER_MS), S);
     c.warmup_ns = 0;
     let sim = Simulation::new(c).unwrap();
     assert_eq!(sim.ppv.len(), 2);
     assert_eq!((0..10).map(|f| sim.ppv.policy_flow_of(f).unwrap()).collect::<Vec<_>>(), vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 1]);
     assert_eq!(sim.traces.probe_names.last(), Some(&"desired_ctv"));
     // A group that does not divide into whole policy flows is rejected with the field path.
-    let mut bad = gold_silver(pvpie(0.040), 10 * S);
+    let mut bad = gold_silver(pvpie(40 * NS_PER_MS), 10 * S);
     if let Some(m) = bad.flows[0].marker.as_mut() {
         m.connections_per_flow = Some(3);
     }
@@ -114,7 +114,7 @@ fn background_udp_cannot_take_more_than_its_share() {
     // Scenario 2's load: 3 Background UDP sources of 30 Mb/s (60 % of the 50 Mb/s link) with
     // one Gold and one Silver flow (N_tcp.c = 5). Desired (region III): G = 4·S = 40·B,
     // 53·B = 50 Mb/s.
-    let mut c = gold_silver(pvpie(0.040), 30 * S);
+    let mut c = gold_silver(pvpie(40 * NS_PER_MS), 30 * S);
     c.bottleneck.rate_bps = 50_000_000;
     c.flows.push(FlowGroup {
         name: "background".into(),
@@ -151,7 +151,7 @@ fn ppv_scheduler_baseline_keeps_the_shares() {
     // The PPV baseline (drop the smallest PV when full) with a 40 ms buffer at 100 Mb/s
     // (333 packets of 1500 B): it keeps a full buffer, so the delay is the buffer's, and the
     // shares follow the policy. Band ±25 % as for PVPIE.
-    let q = QdiscConfig::Ppv(PpvConfig { limit: Some(QueueLimit::Packets(333)) });
+    let q = QdiscConfig::Ppv(PpvConfig { limit: Some(QueueLimit::Packets(333)), ..Default::default() });
     let mut sim = Simulation::new(gold_silver(q, 20 * S)).unwrap();
     sim.run();
     let s = sim.summary();
@@ -164,7 +164,7 @@ fn ppv_scheduler_baseline_keeps_the_shares() {
 #[test]
 fn plain_pie_ignores_the_policy() {
     // Control: the same load under PIE (no PVs read) splits about evenly, far from 4:1.
-    let q = QdiscConfig::Pie(PieConfig { profile: PieProfile::Rfc, target_s: Some(0.040), ..Default::default() });
+    let q = QdiscConfig::Pie(PieConfig { profile: Some(PieProfile::Rfc), target: Some(40 * NS_PER_MS), ..Default::default() });
     let mut sim = Simulation::new(gold_silver(q, 20 * S)).unwrap();
     sim.run();
     let s = sim.summary();

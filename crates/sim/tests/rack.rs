@@ -71,10 +71,14 @@ fn rack_starts_every_periodic_loss_recovery_within_half_a_round_trip() {
     assert!((0.4..0.6).contains(&ns2.0), "ns2-sack without RACK: {ns2:?}");
     assert_eq!(ns2_rack.0, 0.0, "ns2-sack with RACK: {ns2_rack:?}");
     assert!(ns2_rack.1 < 2.0, "at most the timer's 25 ms after the -24 ms of a prompt SACK: {ns2_rack:?}");
-    // Linux's delayed ACKs and limited transmit already avoid the lock (measured latest
-    // 34 ms without RACK, 15 ms with): no late recovery either way.
-    assert_eq!((linux_rack.0, linux.0), (0.0, 0.0), "linux: {linux_rack:?} {linux:?}");
-    // Goodput (measured 104.9 vs 104.2 packets/s for ns2-sack, 110.1 vs 110.2 for linux).
+    // Linux locks too without RACK: measured 91 % of recoveries late, the latest 75 ms, since
+    // CUBIC's Reno-friendly estimate grows at Linux's fixed α_cubic (tcp_cubic.c; with the
+    // α = 1 switch the simulator had before, delayed ACKs and limited transmit happened to
+    // avoid the lock at this window). With RACK none is late.
+    assert_eq!(linux_rack.0, 0.0, "linux with RACK: {linux_rack:?}");
+    assert!((0.4..1.0).contains(&linux.0), "linux without RACK: {linux:?}");
+    // Goodput (measured 104.9 vs 104.2 packets/s for ns2-sack, 101.5 vs 99.7 for linux): the
+    // prompt recoveries never cost goodput (1 % allowed for the changed loss phases).
     assert!(ns2_rack.2 > ns2.2, "{ns2_rack:?} {ns2:?}");
-    assert!((linux_rack.2 / linux.2 - 1.0).abs() < 0.01, "{linux_rack:?} {linux:?}");
+    assert!(linux_rack.2 > 0.99 * linux.2, "{linux_rack:?} {linux:?}");
 }

@@ -44,15 +44,15 @@ def _aqm(q: dict, packet_bytes: int) -> dict:
     if kind == "drop_tail":
         return {"type": "droptail"}
     if kind == "pie":
-        return {"type": "pie", "alpha": q["alpha_hz"], "beta": q["beta_hz"], "t_update": q["tupdate_s"],
-                "target": q["target_s"], "autotune": _PIE_AUTOTUNE[q["profile"]]}
+        return {"type": "pie", "alpha": q["alpha"], "beta": q["beta"], "t_update": q["tupdate"] / 1e9,
+                "target": q["target"] / 1e9, "autotune": _PIE_AUTOTUNE[q["profile"]]}
     if kind == "pi2":
-        return {"type": "pi2", "alpha": q["alpha_hz"], "beta": q["beta_hz"], "t_update": q["tupdate_s"], "target": q["target_s"]}
+        return {"type": "pi2", "alpha": q["alpha"], "beta": q["beta"], "t_update": q["tupdate"] / 1e9, "target": q["target"] / 1e9}
     if kind in ("pi", "p", "red"):
         if q["queue_unit"] != "packets":
             raise ScenarioError("bottleneck.queue.queue_unit", "the fluid model counts the queue in packets")
         if kind == "pi":
-            return {"type": "pi", "a": q["a"], "b": q["b"], "fs": q["sample_hz"], "q_ref": q["q_ref"]}
+            return {"type": "pi", "a": q["a"], "b": q["b"], "fs": q["sample_freq"], "q_ref": q["q_ref"]}
         if kind == "p":
             return {"type": "p", "gain": q["slope"], "q_min": q["q_min"], "p_max": q["p_max"]}
         return {"type": "red", "min_th": q["min_th"], "max_th": q["max_th"], "p_max": q["max_p"], "w_q": q["w_q"], "gentle": q["gentle"]}

@@ -16,6 +16,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from . import registry, report
     from .runner import run_experiments
 
+    if args.live:
+        from ..live.reproduce import cmd_reproduce_live
+
+        return cmd_reproduce_live(args)
     if args.list:
         for e in registry.experiments():
             print(f"{e.id:<30} {e.figure:<34} {e.title}")
@@ -70,6 +74,10 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="directory for report.html and results.json (default: out/reproduce)")
     p.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                    help="experiments run in parallel, one process each (default: 1)")
+    p.add_argument("--live", action="store_true",
+                   help="run the experiments that have a live form (the PIE paper's testbed, Figs. 10-11) on "
+                        "real Linux TCP through aqmlab's router, next to the simulation (needs root; see "
+                        "`aqmlab live`)")
     p.set_defaults(func=cmd_reproduce)
     return p
 

@@ -53,7 +53,7 @@ class Expectation:
     scale: float = 1.0
     asserted_quick: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.lo is None and self.hi is None:
             raise ValueError(f"expectation on {self.metric!r} needs a lower or an upper bound")
         if self.lo is not None and self.hi is not None and self.lo > self.hi:
@@ -82,6 +82,7 @@ class Expectation:
         else:
             verdict = DEVIATES
             edge = self.lo if below else self.hi
+            assert edge is not None  # outside the band on a side that has a bound
             gap = abs(value - edge) * self.scale
             detail = f"{_fmt(gap)}{' ' + self.unit if self.unit else ''} {'below' if below else 'above'} the band"
         if self.paper is not None and self.paper != 0:
@@ -118,7 +119,7 @@ class Analysis:
     text: str = ""
 
 
-ScenarioBuilder = Callable[[bool], dict[str, dict]]
+ScenarioBuilder = Callable[[bool], dict[str, dict[str, Any]]]
 Analyser = Callable[[Mapping[str, Any], bool], Analysis]
 
 
@@ -148,7 +149,7 @@ class Experiment:
     notes: tuple[str, ...] = ()
     quick_shortens: bool = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.expectations:
             raise ValueError(f"experiment {self.id} has no expectations")
 

@@ -64,7 +64,7 @@ RED = {"type": "red", "profile": "ns2", "limit": f"{BUFFER}p", "min_th": 150, "m
        "w_q": 1.33e-6}
 P_EX1 = {"type": "p", "profile": "paper", "limit": f"{BUFFER}p", "q_min": 100, "slope": 5.8624e-5}
 P_FIG7 = {**P_EX1, "slope": 1.0 / (BUFFER - 100), "p_max": 1.0}
-PI = {"type": "pi", "profile": "paper", "limit": f"{BUFFER}p", "a": 1.822e-5, "b": 1.816e-5, "sample_hz": 160.0,
+PI = {"type": "pi", "profile": "paper", "limit": f"{BUFFER}p", "a": 1.822e-5, "b": 1.816e-5, "sample_freq": 160.0,
       "q_ref": Q_REF}
 NAMES = {"red": "RED", "p": "P", "p1": "P (p_max = 1)", "pi": "PI"}
 

@@ -38,7 +38,7 @@ PAPER = Paper(
 DC_REF = 20e-6
 C_DC = 10e9
 PIE_DC = {"type": "pie", "profile": "paper", "limit": "2000p", "target": "20us", "tupdate": "100us",
-          "alpha_hz": 25.0, "beta_hz": 250.0, "ecn": True}
+          "alpha": 25.0, "beta": 250.0, "ecn": True}
 RED_DC = {"type": "red", "profile": "ns2", "limit": "2000p", "min_th": 400, "max_th": 1000, "max_p": 0.1,
           "w_q": 0.002, "ecn": True}
 DC_NOTES = (
@@ -221,8 +221,12 @@ def _dc_capacity(cc: str) -> Experiment:
             Expectation("red_low_over_high", "RED's latency rises when the capacity falls.", "slide 'RED vs. PIE – Queue Delay'",
                         "At a fifth of the capacity the same RED queue means up to 5× the latency; any rise by "
                         "half or more counts.", lo=1.5, asserted_quick=True),
+            # Not asserted at quick length since the TCP fidelity fixes of issue 13: in a 0.25 s
+            # phase one retransmission timeout (ns-2's Sack1 leaves a lost retransmission to the
+            # RTO, at least 200 ms) of one of the 20 CUBIC flows decides the worst phase (1.4 in
+            # the quick run; 0.06 at full length, still reproduced).
             Expectation("pie_over_red_worst_phase", "PIE's latency is below RED's at every capacity.", "slide 'RED vs. PIE – Queue Delay'",
-                        _COMPARE, hi=0.5, asserted_quick=True),
+                        _COMPARE, hi=0.5, asserted_quick=(cc != "cubic")),
             Expectation("pie_max_phase_s", "PIE stays near its reference at every capacity.", "slide 'RED vs. PIE – Queue Delay'",
                         "Worst phase mean within 2× the 20 µs reference.", hi=40e-6, paper=DC_REF, unit="µs", scale=1e6),
             Expectation("pie_utilization", "Throughput stays high under PIE.", "slide 'RED vs. PIE – Changing Bandwidth, Throughput'",

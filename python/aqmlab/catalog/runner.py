@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from .core import Check, Experiment, overall
 from .registry import get
@@ -34,7 +35,7 @@ class Outcome:
     def verdict(self) -> str:
         return overall(self.checks)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Everything but the images, for results.json (non-finite numbers become null)."""
         return {
             "id": self.id, "quick": self.quick, "verdict": self.verdict, "wall_s": self.wall_s,
@@ -50,7 +51,7 @@ def _finite(x: float | None) -> float | None:
     return x if x is not None and math.isfinite(x) else None
 
 
-def _png(fig) -> bytes:
+def _png(fig: Any) -> bytes:
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()

@@ -12,15 +12,15 @@ when traces are kept.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from abc import ABC, abstractmethod
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import ScenarioError
-from .worker import ignore_sigint
+from .pool import Pool
+
+# A run whose worker process dies is tried this many more times before it counts as failed.
+RETRIES = 1
 
 
 class Backend(ABC):
@@ -54,8 +54,9 @@ def _local_count(spec: str, option: str) -> int:
 
 
 class LocalPool(Backend):
-    """A ``ProcessPoolExecutor`` on this machine (forkserver where available, else spawn: never a
-    plain fork of a driver that may hold threads and a Dask/Ray client)."""
+    """Worker processes on this machine (:class:`~aqmlab.sweep.pool.Pool`): a worker that dies
+    costs only the run it held, which runs once more on a fresh worker; workers end with the
+    driver."""
 
     name = "local"
 
@@ -63,33 +64,21 @@ class LocalPool(Backend):
         if workers is not None and workers < 1:
             raise ScenarioError("--workers", f"expected at least 1, got {workers}")
         self.workers = workers or os.cpu_count() or 1
-        self._pool: ProcessPoolExecutor | None = None
-        self._broken = False
+        self._pool: Pool | None = None
 
     def run(self, fn, items):
-        if self._broken:
-            # A worker died (killed, out of memory): the executor refuses new work, so the next
-            # batch gets a fresh pool.
-            self.close()
-            self._broken = False
         if self._pool is None:
-            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context(method),
-                                             initializer=ignore_sigint)
-        futures = {self._pool.submit(fn, item): item for item in items}
-        try:
-            for fut in as_completed(futures):
-                outcome = _outcome(fut.result)
-                self._broken |= isinstance(outcome, BrokenProcessPool)
-                yield futures[fut], outcome
-        finally:
-            for fut in futures:
-                fut.cancel()
+            self._pool = Pool(self.workers, retries=RETRIES)
+        return self._pool.run(fn, items)
+
+    def pids(self) -> list[int]:
+        """The worker processes' ids."""
+        return self._pool.pids() if self._pool is not None else []
 
     def close(self):
         if self._pool is not None:
-            # Runs already started finish (bounded by one run); queued ones are dropped.
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            # Idle workers stop at once; a busy one at the end of its run (bounded by one run).
+            self._pool.close()
             self._pool = None
 
 
@@ -101,11 +90,15 @@ class DaskBackend(Backend):
 
     def __init__(self, address: str):
         n = _local_count(address, "--dask") if address.startswith("local") else None
+        import dask
         from distributed import Client, LocalCluster
 
         self._cluster = None
         if n is not None:
-            self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+            # The scheduler reschedules a task whose worker died RETRIES times, then fails it as
+            # KilledWorker (a remote scheduler follows its own configuration).
+            with dask.config.set({"distributed.scheduler.allowed-failures": RETRIES}):
+                self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
             self._client = Client(self._cluster)
         else:
             self._client = Client(address)
@@ -152,7 +145,8 @@ class RayBackend(Backend):
     def run(self, fn, items):
         import ray
 
-        remote = ray.remote(num_cpus=1)(fn)
+        # A task whose worker process dies is run RETRIES more times.
+        remote = ray.remote(num_cpus=1, max_retries=RETRIES)(fn)
         refs = {remote.remote(item): item for item in items}
         pending = list(refs)
         try:

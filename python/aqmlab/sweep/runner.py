@@ -1,30 +1,18 @@
-"""The sweep driver: plan, skip what the store holds, run the rest on a backend, record as runs finish.
-
-Test hook: the environment variable ``AQMLAB_SWEEP_FAIL_IF`` (read by the driver, so it works with
-every backend) makes matching runs raise :class:`~aqmlab.sweep.worker.InjectedFailure` on their
-worker. Its value is ``PATH=VALUE`` conditions separated by ``;``, all of which must hold, VALUE
-read as TOML when it parses (``flows[0].count=2;bottleneck.queue.limit="20p"``); the path
-``replication`` matches the replication index.
-"""
+"""The sweep driver: plan, skip what the store holds, run the rest on a backend, record as runs finish."""
 
 from __future__ import annotations
 
-import os
 import sys
-import tomllib
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ScenarioError
 from ..progress import Progress
 from .backends import Backend, LocalPool
 from .spec import RunSpec, Sweep
 from .store import Store
 from .worker import Task, execute
-
-FAIL_HOOK_ENV = "AQMLAB_SWEEP_FAIL_IF"
-
 
 @dataclass
 class SweepReport:
@@ -49,25 +37,6 @@ class SweepReport:
         return s
 
 
-def _fail_conditions() -> dict:
-    raw = os.environ.get(FAIL_HOOK_ENV, "")
-    out = {}
-    for cond in filter(None, (c.strip() for c in raw.split(";"))):
-        path, sep, value = cond.partition("=")
-        if not sep:
-            raise ScenarioError(FAIL_HOOK_ENV, f"expected PATH=VALUE conditions separated by ';', got {cond!r}")
-        try:
-            out[path.strip()] = tomllib.loads(f"v = {value}")["v"]
-        except tomllib.TOMLDecodeError:
-            out[path.strip()] = value
-    return out
-
-
-def _should_fail(spec: RunSpec, conditions: dict) -> bool:
-    values = {**spec.values, "replication": spec.replication}
-    return bool(conditions) and all(p in values and values[p] == v for p, v in conditions.items())
-
-
 def _nothing():
     yield from ()
 
@@ -78,20 +47,22 @@ def _record(spec: RunSpec, outcome: dict, version: str) -> dict:
 
 
 def run_sweep(sweep: Sweep | str | Path, store: str | Path, *, backend: Backend | None = None,
-              workers: int | None = None, traces: bool | None = None, progress: bool | None = None) -> SweepReport:
+              workers: int | None = None, traces: bool | None = None, progress: bool | None = None,
+              task_fn: Callable[[Task], dict] | None = None) -> SweepReport:
     """Runs every run of ``sweep`` that ``store`` does not hold yet, recording each as it finishes.
 
     ``backend`` defaults to a :class:`LocalPool` of ``workers`` processes (closed at the end; a
     backend passed in is left open for reuse). Runs that failed before are tried again. ``traces``
     overrides the sweep's ``traces`` setting. Ctrl-C stops the sweep with the store consistent and
     returns with ``interrupted`` set; the consolidated summary.parquet is rebuilt either way.
+    ``task_fn`` is what each worker runs per run (default :func:`~aqmlab.sweep.worker.execute`);
+    it must be importable by the workers and return the same outcome dict.
     """
     from .. import __version__
 
     if not isinstance(sweep, Sweep):
         sweep = Sweep.load(sweep)
     specs = sweep.runs()
-    conditions = _fail_conditions()
     keep_traces = sweep.traces if traces is None else traces
     st = Store(store)
     st.root.mkdir(parents=True, exist_ok=True)
@@ -101,8 +72,8 @@ def run_sweep(sweep: Sweep | str | Path, store: str | Path, *, backend: Backend 
     todo = [s for s in specs if s.key not in done]
     report = SweepReport(store=st.root, total=len(specs), skipped=len(specs) - len(todo))
     by_key = {s.key: s for s in todo}
-    tasks = [Task(key=s.key, scenario=s.scenario, fail=_should_fail(s, conditions),
-                  trace_dir=str(st.trace_dir(s.key).resolve()) if keep_traces else None) for s in todo]
+    tasks = [Task(key=s.key, scenario=s.scenario, trace_dir=str(st.trace_dir(s.key).resolve()) if keep_traces else None)
+             for s in todo]
     if keep_traces:
         st.runs_dir.mkdir(exist_ok=True)
 
@@ -110,7 +81,8 @@ def run_sweep(sweep: Sweep | str | Path, store: str | Path, *, backend: Backend 
     owned = backend is None
     backend = backend or LocalPool(workers)
     try:
-        with closing(backend.run(execute, tasks) if tasks else _nothing()) as results:
+        fn = task_fn if task_fn is not None else execute
+        with closing(backend.run(fn, tasks) if tasks else _nothing()) as results:
             for task, outcome in results:
                 spec = by_key[task.key]
                 if isinstance(outcome, BaseException):

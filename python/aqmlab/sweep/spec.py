@@ -36,15 +36,17 @@ import copy
 import hashlib
 import itertools
 import json
-import tomllib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ScenarioError
-from ..scenario import BUILTIN_DIR, Scenario, builtin_scenarios, set_dotted
+from ..scenario import BUILTIN_DIR, Scenario, builtin_scenarios, read_toml, set_dotted
 
 _MASK64 = (1 << 64) - 1
+# The largest sweep accepted: its manifest and plan stay in memory and on disk as JSON.
+MAX_RUNS = 100_000
 _GOLDEN_GAMMA = 0x9E3779B97F4A7C15
 
 
@@ -140,7 +142,7 @@ class Sweep:
     @classmethod
     def load(cls, path: str | Path) -> "Sweep":
         path = Path(path)
-        data = _read_toml(path, "")
+        data = read_toml(path, "")
         data.setdefault("name", path.stem)
         return cls.from_dict(data, base_dir=path.parent)
 
@@ -203,6 +205,7 @@ class Sweep:
                 raise ScenarioError(key, f"expected a string, got {data[key]!r}")
         sweep = cls(name=data.get("name", base.name), description=data.get("description", ""), base=base,
                     base_data=base_data, groups=tuple(groups), replications=replications, seed=seed, traces=traces)
+        sweep.check_count()
         sweep.runs()  # validates every grid point now
         return sweep
 
@@ -216,6 +219,18 @@ class Sweep:
     @property
     def base_seed(self) -> int:
         return self.base.resolved["seed"] if self.seed is None else self.seed
+
+    def count(self) -> int:
+        """The number of runs, without expanding the grid."""
+        return math.prod(len(g[0][1]) for g in self.groups) * self.replications
+
+    def check_count(self) -> None:
+        """Refuses a sweep of more than :data:`MAX_RUNS` runs before anything is expanded."""
+        n = self.count()
+        if n > MAX_RUNS:
+            sizes = " x ".join([str(len(g[0][1])) for g in self.groups] + [f"{self.replications} replications"])
+            raise ScenarioError("axes", f"the sweep expands to {n:,} runs ({sizes}), more than {MAX_RUNS:,}: "
+                                        "sweep fewer values, or split it into several sweeps")
 
     def _indices(self) -> list[tuple[int, ...]]:
         """The grid as one value index per group, Cartesian over groups in file order."""
@@ -308,13 +323,6 @@ def _under(prefix: str, e: ScenarioError) -> ScenarioError:
     return ScenarioError(f"{prefix}.{e.path}" if e.path else prefix, message)
 
 
-def _read_toml(path: Path, where: str) -> dict:
-    try:
-        return tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(where, f"{path}: not valid TOML: {e}") from None
-
-
 def _load_base(base: Any, base_dir: Path) -> dict:
     """The base scenario as written: an inline table, a file relative to the sweep file, or a
     built-in scenario's file."""
@@ -323,7 +331,7 @@ def _load_base(base: Any, base_dir: Path) -> dict:
     if isinstance(base, str) and base:
         for candidate in (base_dir / base, BUILTIN_DIR / f"{base}.toml"):
             if candidate.is_file():
-                return _read_toml(candidate, "base")
+                return read_toml(candidate, "base")
         raise ScenarioError("base", f"no scenario file '{base}' (relative to {base_dir}) and no built-in "
                                     f"scenario of that name (built-in: {', '.join(builtin_scenarios())})")
     raise ScenarioError("base", f"expected a scenario path, a built-in name or a table, got {base!r}")

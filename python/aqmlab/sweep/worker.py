@@ -20,16 +20,11 @@ import numpy as np
 from .store import FLOW_METRICS, METRICS
 
 
-class InjectedFailure(RuntimeError):
-    """Raised on purpose by a task marked ``fail`` (the AQMLAB_SWEEP_FAIL_IF test hook)."""
-
-
 @dataclass(frozen=True)
 class Task:
     key: str
     scenario: dict                 # Scenario.resolved of the run, seed included
     trace_dir: str | None = None   # save Result.save(plots=False) here; must be reachable by the worker
-    fail: bool = False
 
 
 def ignore_sigint() -> None:
@@ -42,7 +37,8 @@ def ignore_sigint() -> None:
 def metrics(summary: dict) -> dict:
     """The scalar metrics of a run's summary, with per-flow throughput aggregated."""
     out = {m: summary[m] for m in METRICS}
-    tput = np.array([f["throughput_bps"] for f in summary["flows"]], dtype=float)
+    # Flows without an active window in the measured period have no throughput (None).
+    tput = np.array([f["throughput_bps"] for f in summary["flows"] if f["throughput_bps"] is not None], dtype=float)
     agg = (float(tput.mean()), float(tput.min()), float(tput.max())) if len(tput) else (None,) * 3
     out.update(dict(zip(FLOW_METRICS, agg)))
     return out
@@ -56,8 +52,6 @@ def execute(task: Task) -> dict:
 
     t0 = time.perf_counter()
     try:
-        if task.fail:
-            raise InjectedFailure(f"failure injected by AQMLAB_SWEEP_FAIL_IF into run {task.key[:12]}")
         result = run(Scenario.from_dict(task.scenario), progress=False)
         if result.summary["interrupted"]:
             raise RuntimeError("the run was interrupted (SIGINT reached the worker) before its end")

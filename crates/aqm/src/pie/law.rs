@@ -1,6 +1,6 @@
 //! The floating-point PIE control law of the `paper`, `rfc` and `ns3` profiles.
 
-use super::params::AutoTune;
+use super::AutoTune;
 
 /// The knobs of one floating-point update.
 #[derive(Clone, Copy, Debug, PartialEq)]

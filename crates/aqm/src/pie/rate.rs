@@ -1,8 +1,9 @@
 //! Departure-rate estimation over measurement cycles of `dq_threshold` bytes
 //! (HPSR'13 §III-C, RFC 8033 §5.2 / App. B, sch_pie `pie_process_dequeue`).
 //!
-//! A cycle starts at a dequeue that leaves at least `threshold` bytes queued; every departing
-//! byte is counted; once `threshold` bytes have left, the cycle's duration gives one sample.
+//! A cycle starts at a dequeue that leaves at least `threshold` bytes queued; departing bytes
+//! are counted; once `threshold` bytes have left, the cycle's duration gives one sample. Which
+//! departure is the first counted, and when the next cycle starts, differ ([`CycleRule`]).
 
 use super::linux::{ticks, RATE_SHIFT, TICKS_PER_SEC, TICK_SHIFT};
 use crate::time::{to_secs, Nanos, NS_PER_SEC};
@@ -18,15 +19,31 @@ pub enum Averaging {
     Fixed(u32),
 }
 
+/// When a measurement cycle starts and which departures it counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CycleRule {
+    /// sch_pie `pie_process_dequeue` (and the HPSR-era code it comes from): the departure that
+    /// starts a cycle is counted in it; a completed cycle restarts at once while the backlog is
+    /// at least the threshold.
+    Linux,
+    /// ns-3 `PieQueueDisc::DoDequeue`: as Linux, but a completed cycle restarts only while the
+    /// backlog exceeds the threshold.
+    Ns3,
+    /// RFC 8033 App. B: a departure first counts towards the running cycle (ending it at the
+    /// threshold), then starts one if none runs and enough is queued; so the departure that
+    /// starts a cycle is not in it, and a cycle that ends with enough queued is followed at once.
+    Rfc,
+}
+
 #[derive(Clone, Debug)]
 pub struct RateEstimator {
     avg_kind: Averaging,
     threshold: u64,
-    /// Start the next cycle at once when enough is still queued (HPSR'13, Linux, ns-3), or wait
-    /// for the next dequeue (RFC 8033 App. B ends the cycle).
-    restart_at_once: bool,
+    rule: CycleRule,
     in_cycle: bool,
     start: Nanos,
+    /// Bytes counted in the running cycle (wrapping: ns-3 sets it to DQCOUNT_INVALID = 2^64 − 1
+    /// when it drops the estimate in a running cycle).
     count: u64,
     /// Rate (bytes/s) or cycle time (s) depending on `avg_kind`; 0 = no estimate yet.
     avg: f64,
@@ -34,19 +51,24 @@ pub struct RateEstimator {
 }
 
 impl RateEstimator {
-    pub fn new(avg_kind: Averaging, threshold: u32, restart_at_once: bool) -> Self {
-        RateEstimator { avg_kind, threshold: threshold as u64, restart_at_once, in_cycle: false, start: 0, count: 0, avg: 0.0, avg_fixed: 0 }
+    pub fn new(avg_kind: Averaging, threshold: u32, rule: CycleRule) -> Self {
+        RateEstimator { avg_kind, threshold: threshold as u64, rule, in_cycle: false, start: 0, count: 0, avg: 0.0, avg_fixed: 0 }
     }
 
-    /// Forget everything (sch_pie `pie_vars_init`, ns-3 quiet reset).
+    /// Forget everything (sch_pie `pie_vars_init`, RFC 8033 §5.3 activation).
     pub fn reset(&mut self) {
         self.in_cycle = false;
         self.avg = 0.0;
         self.avg_fixed = 0;
     }
 
-    pub fn in_cycle(&self) -> bool {
-        self.in_cycle
+    /// ns-3 `CalculateP` once the queue is quiet: `m_avgDqRate = 0` and
+    /// `m_dqCount = DQCOUNT_INVALID`, `m_inMeasurement` untouched, so a running cycle goes on
+    /// with its start time and a count wrapped to `len − 1` at the next departure.
+    pub fn ns3_drop_estimate(&mut self) {
+        self.avg = 0.0;
+        self.avg_fixed = 0;
+        self.count = u64::MAX;
     }
 
     pub fn has_estimate(&self) -> bool {
@@ -60,25 +82,42 @@ impl RateEstimator {
         }
     }
 
+    fn start_cycle(&mut self, clock: Nanos) {
+        self.in_cycle = true;
+        self.start = clock;
+        self.count = 0;
+    }
+
     /// A packet of `len` bytes left at `now`, leaving `backlog` bytes. Returns the duration of
     /// the cycle (ns) when this departure completed one.
     pub fn on_dequeue(&mut self, now: Nanos, len: u32, backlog: u64) -> Option<Nanos> {
         let clock = self.clock(now);
-        if !self.in_cycle && backlog >= self.threshold {
-            self.in_cycle = true;
-            self.start = clock;
-            self.count = 0;
+        let counts_starter = self.rule != CycleRule::Rfc;
+        if counts_starter && !self.in_cycle && backlog >= self.threshold {
+            self.start_cycle(clock);
         }
-        if !self.in_cycle {
-            return None;
+        let sample = if self.in_cycle { self.count(clock, len, backlog) } else { None };
+        if !counts_starter && !self.in_cycle && backlog >= self.threshold {
+            self.start_cycle(clock);
         }
-        self.count += len as u64;
+        sample
+    }
+
+    /// Counts a departure in the running cycle; at the threshold, takes the sample and ends or
+    /// restarts the cycle by the rule.
+    fn count(&mut self, clock: Nanos, len: u32, backlog: u64) -> Option<Nanos> {
+        self.count = self.count.wrapping_add(len as u64);
         if self.count < self.threshold {
             return None;
         }
-        let dt = clock - self.start;
+        let dt = match self.avg_kind {
+            // sch_pie keeps dtime in a u32 of ticks.
+            Averaging::Fixed(_) => (clock - self.start) as u32 as u64,
+            _ => clock - self.start,
+        };
         if dt == 0 {
-            // No time has passed: keep counting (sch_pie returns without a sample).
+            // No time has passed: keep counting (sch_pie returns without a sample; the RFC and
+            // ns-3 would divide by zero).
             return None;
         }
         let dt_ns = match self.avg_kind {
@@ -99,9 +138,14 @@ impl RateEstimator {
                 dt << TICK_SHIFT
             }
         };
-        if self.restart_at_once && backlog >= self.threshold {
-            self.count = 0;
-            self.start = clock;
+        let restart = match self.rule {
+            CycleRule::Linux => backlog >= self.threshold,
+            CycleRule::Ns3 => backlog > self.threshold,
+            // App. B ends the cycle; the caller's start test runs next.
+            CycleRule::Rfc => false,
+        };
+        if restart {
+            self.start_cycle(clock);
         } else {
             self.in_cycle = false;
         }
@@ -114,8 +158,9 @@ impl RateEstimator {
             _ if !self.has_estimate() => 0,
             Averaging::Rate(_) => (backlog as f64 / self.avg * NS_PER_SEC as f64).round() as Nanos,
             Averaging::CycleTime(_) => (backlog as f64 * self.avg / self.threshold as f64 * NS_PER_SEC as f64).round() as Nanos,
-            // qdelay = (backlog << 8) / avg_dq_rate ticks.
-            Averaging::Fixed(_) => ((backlog << RATE_SHIFT) / self.avg_fixed as u64) << TICK_SHIFT,
+            // qdelay = (backlog << 8) / avg_dq_rate ticks, in the kernel's u32: the backlog is
+            // a u32 and the shift wraps once 16 MiB are queued (pie_calculate_probability).
+            Averaging::Fixed(_) => (((backlog as u32) << RATE_SHIFT) / self.avg_fixed) as u64 * (1 << TICK_SHIFT),
         }
     }
 
@@ -144,7 +189,7 @@ mod tests {
     fn paper_cycles_of_10kb_at_one_mbyte_per_second() {
         // 1000 B per ms = 1e6 B/s; the cycle starts at the first dequeue (which is counted), so
         // 10 packets complete it 9 ms later: sample 10 000 B / 9 ms; then cycles of 10 ms.
-        let mut e = RateEstimator::new(Averaging::Rate(0.125), 10_000, true);
+        let mut e = RateEstimator::new(Averaging::Rate(0.125), 10_000, CycleRule::Linux);
         let cycles = drain(&mut e, 40, NS_PER_MS);
         assert_eq!(cycles, vec![9 * NS_PER_MS, 10 * NS_PER_MS, 10 * NS_PER_MS, 10 * NS_PER_MS]);
         let first = 10_000.0 / 0.009;
@@ -155,26 +200,46 @@ mod tests {
     }
 
     #[test]
-    fn rfc_averages_the_cycle_time_and_waits_for_the_next_dequeue() {
-        let mut e = RateEstimator::new(Averaging::CycleTime(0.25), 16_384, false);
-        // 17 packets of 1000 B complete the first cycle (16 ms after its first dequeue).
+    fn rfc_averages_the_cycle_time_of_back_to_back_cycles() {
+        let mut e = RateEstimator::new(Averaging::CycleTime(0.25), 16_384, CycleRule::Rfc);
+        // RFC 8033 App. B: the cycle starts at the first dequeue (1 ms) and counts from the
+        // second: 17 packets reach 17 000 B at 18 ms; a cycle starts at once at 18 ms (42 KB
+        // left), the next at 35 ms; after the third only 8 000 B remain.
         let cycles = drain(&mut e, 60, NS_PER_MS);
-        // Each next cycle starts at the following dequeue (17 packets, 16 ms); after the third
-        // only 9 000 B remain, below the threshold.
-        assert_eq!(cycles, vec![16 * NS_PER_MS; 3]);
-        // Little's law with rate 16 384 B / 16 ms: 16 384 bytes take 16 ms.
-        assert_eq!(e.delay(16_384), 16 * NS_PER_MS);
+        assert_eq!(cycles, vec![17 * NS_PER_MS; 3]);
+        // Little's law with rate DQ_THRESHOLD / avg_dq_time: 16 384 bytes take 17 ms.
+        assert_eq!(e.delay(16_384), 17 * NS_PER_MS);
+    }
+
+    #[test]
+    fn ns3_restarts_only_above_the_threshold_and_keeps_a_cycle_through_a_reset() {
+        // 1024-B packets: the first cycle ends at 16 ms leaving exactly 16 384 B: ns-3 stops.
+        let mut e = RateEstimator::new(Averaging::Rate(0.5), 16_384, CycleRule::Ns3);
+        let drain_1k = |e: &mut RateEstimator| (1..=32u64).filter_map(|k| e.on_dequeue(k * NS_PER_MS, 1024, (32 - k) * 1024)).collect::<Vec<_>>();
+        assert_eq!(drain_1k(&mut e), vec![15 * NS_PER_MS]);
+        let mut l = RateEstimator::new(Averaging::Rate(0.5), 16_384, CycleRule::Linux);
+        assert_eq!(drain_1k(&mut l), vec![15 * NS_PER_MS, 16 * NS_PER_MS]);
+        // A reset in a running cycle: the count restarts from 2^64 − 1, so the next 1000-B
+        // departure leaves 999 counted, and the cycle keeps its start.
+        let mut r = RateEstimator::new(Averaging::Rate(0.5), 16_384, CycleRule::Ns3);
+        r.on_dequeue(NS_PER_MS, 1000, 20_000);
+        assert!(r.in_cycle && r.count == 1000);
+        r.ns3_drop_estimate();
+        r.on_dequeue(2 * NS_PER_MS, 1000, 19_000);
+        assert_eq!((r.count, r.start, r.has_estimate()), (999, NS_PER_MS, false));
     }
 
     #[test]
     fn linux_fixed_point_rate() {
-        let mut e = RateEstimator::new(Averaging::Fixed(3), 16_384, true);
+        let mut e = RateEstimator::new(Averaging::Fixed(3), 16_384, CycleRule::Linux);
         drain(&mut e, 18, 64_000);
         // The cycle starts with 17 000 B left; 17 000 B leave in 16 gaps of 1000 ticks: (17 000 << 8) / 16 000 = 272 (bytes/tick << 8).
         assert_eq!(e.avg_fixed, 272);
         // delay of 16 384 B: (16 384 << 8) / 272 = 15 420 ticks.
         assert_eq!(e.delay(16_384), 15_420 << 6);
         assert_eq!(e.rate_bytes_per_s(), ((272u64 * TICKS_PER_SEC) >> 8) as f64);
+        // 16 MiB + 1000 B: (16 778 216 << 8) wraps in u32 to 256 000; / 272 = 941 ticks.
+        assert_eq!(e.delay((16 << 20) + 1000), 941 << 6);
         e.reset();
         assert_eq!(e.delay(16_384), 0);
     }

@@ -4,8 +4,9 @@ use super::*;
 use crate::config::{QdiscConfig, QueueLimit};
 use crate::packet::Ecn;
 use crate::queue::{ActionKind, Qdisc, QueueDisc};
+use crate::schema::Declared;
 use crate::testkit::{probe, run, Counts, Traffic};
-use crate::time::{NS_PER_MS, NS_PER_SEC};
+use crate::time::{secs, NS_PER_MS, NS_PER_SEC};
 
 const LINK: LinkInfo = LinkInfo { rate_bps: 10_000_000, mtu: 1500 };
 const PROFILES: [PieProfile; 4] = [PieProfile::Paper, PieProfile::Rfc, PieProfile::Linux, PieProfile::Ns3];
@@ -16,6 +17,10 @@ fn build(c: PieConfig) -> Qdisc {
     cfg.build(LINK, Rng::from_seed(7))
 }
 
+fn params(c: PieConfig) -> PieParams {
+    c.resolve().unwrap()
+}
+
 fn run_plain(c: PieConfig, t: &Traffic) -> Counts {
     run(&mut build(c), t, |_, _, _| {})
 }
@@ -24,12 +29,12 @@ fn run_plain(c: PieConfig, t: &Traffic) -> Counts {
 /// 300-packet (300 000 B) buffer.
 fn ns3_case(profile: PieProfile, byte_mode: bool) -> PieConfig {
     PieConfig {
-        profile,
+        profile: Some(profile),
         limit: Some(if byte_mode { QueueLimit::Bytes(300_000) } else { QueueLimit::Packets(300) }),
-        tupdate_s: Some(0.03),
-        dq_threshold_bytes: Some(10_000),
-        target_s: Some(0.02),
-        max_burst_s: Some(0.1),
+        tupdate: Some(30 * NS_PER_MS),
+        dq_threshold: Some(10_000),
+        target: Some(20 * NS_PER_MS),
+        max_burst: Some(100 * NS_PER_MS),
         byte_mode: Some(byte_mode),
         ..Default::default()
     }
@@ -57,9 +62,9 @@ fn more_drops_with_smaller_target_faster_draining_and_faster_updates() {
     for (profile, byte_mode, by_target, by_tupdate) in rows {
         let base = ns3_case(profile, byte_mode);
         let c2 = run_plain(base.clone(), &Traffic::ns3(12 * NS_PER_MS));
-        let c3 = run_plain(PieConfig { target_s: Some(0.08), ..base.clone() }, &Traffic::ns3(12 * NS_PER_MS));
+        let c3 = run_plain(PieConfig { target: Some(80 * NS_PER_MS), ..base.clone() }, &Traffic::ns3(12 * NS_PER_MS));
         let c4 = run_plain(base.clone(), &Traffic::ns3(15 * NS_PER_MS));
-        let c5 = run_plain(PieConfig { tupdate_s: Some(0.09), ..base }, &Traffic::ns3(15 * NS_PER_MS));
+        let c5 = run_plain(PieConfig { tupdate: Some(90 * NS_PER_MS), ..base }, &Traffic::ns3(15 * NS_PER_MS));
         let tag = format!("{profile:?} bytes={byte_mode}: {c2:?} {c3:?} {c4:?} {c5:?}");
         assert!(c2.early > 0, "{tag}");
         assert_eq!(c3.early.cmp(&c2.early), by_target, "larger target: {tag}");
@@ -72,7 +77,7 @@ fn more_drops_with_smaller_target_faster_draining_and_faster_updates() {
 #[test]
 fn rate_estimator_controls_too() {
     for profile in PROFILES {
-        let c = PieConfig { profile, delay: Some(DelayMeasure::RateEstimator), limit: Some(QueueLimit::Packets(300)), ..Default::default() };
+        let c = PieConfig { profile: Some(profile), delay: Some(DelayMeasure::RateEstimator), limit: Some(QueueLimit::Packets(300)), ..Default::default() };
         let n = run_plain(c, &Traffic::ns3(14 * NS_PER_MS));
         assert!(n.early > 0 && n.overflow == 0, "{profile:?}: {n:?}");
     }
@@ -96,7 +101,7 @@ fn max_step(c: PieConfig) -> (f64, Counts) {
 fn cap_limits_each_step_to_two_percent() {
     // RFC 8033 §5.5. Not for `linux`: its +2 % above 250 ms comes on top of the cap.
     for profile in [PieProfile::Paper, PieProfile::Rfc, PieProfile::Ns3] {
-        let base = PieConfig { profile, limit: Some(QueueLimit::Packets(300)), ..Default::default() };
+        let base = PieConfig { profile: Some(profile), limit: Some(QueueLimit::Packets(300)), ..Default::default() };
         let (off, n_off) = max_step(PieConfig { cap_drop_adjustment: Some(false), ..base.clone() });
         let (on, n_on) = max_step(PieConfig { cap_drop_adjustment: Some(true), ..base });
         assert!(off > 0.02, "{profile:?} uncapped step {off}");
@@ -104,7 +109,7 @@ fn cap_limits_each_step_to_two_percent() {
         assert!(n_off.early > 0 && n_on.early > 0);
     }
     // sch_pie: cap plus boost, so at most +4 % per update, and more than 2 % happens.
-    let (lin, _) = max_step(PieConfig { profile: PieProfile::Linux, limit: Some(QueueLimit::Packets(300)), ..Default::default() });
+    let (lin, _) = max_step(PieConfig { profile: Some(PieProfile::Linux), limit: Some(QueueLimit::Packets(300)), ..Default::default() });
     assert!(lin > 0.02 && lin < 0.0400000000000001, "linux step {lin}");
 }
 
@@ -113,7 +118,7 @@ fn ecn_marks_only_below_the_threshold() {
     // (ecn on, packets ECT, expect marks) — spec §8.1 cases 9–11 with mark_ecnth 0.3.
     for profile in PROFILES {
         for (ecn, ect, marks_expected) in [(true, false, false), (false, true, false), (true, true, true)] {
-            let c = PieConfig { profile, ecn: Some(ecn), mark_ecnth: Some(0.3), limit: Some(QueueLimit::Packets(300)), ..Default::default() };
+            let c = PieConfig { profile: Some(profile), ecn: Some(ecn), mark_ecnth: Some(0.3), limit: Some(QueueLimit::Packets(300)), ..Default::default() };
             let mut t = Traffic::ns3(14 * NS_PER_MS);
             t.ecn = if ect { Ecn::Ect0 } else { Ecn::NotEct };
             let mut max_p = 0.0f64;
@@ -141,7 +146,7 @@ fn ecn_marks_only_below_the_threshold() {
 #[test]
 fn derandomization_accumulates_p_and_bounds_the_gaps() {
     for profile in PROFILES {
-        let c = PieConfig { profile, derandomize: Some(true), limit: Some(QueueLimit::Packets(300)), ..Default::default() };
+        let c = PieConfig { profile: Some(profile), derandomize: Some(true), limit: Some(QueueLimit::Packets(300)), ..Default::default() };
         let mut q = build(c);
         let (mut prev, mut grew) = (0.0, 0u32);
         let n = run(&mut q, &Traffic::ns3(14 * NS_PER_MS), |_, q, out| {
@@ -171,10 +176,10 @@ fn burst_allowance_lets_a_burst_through() {
     let start = NS_PER_SEC;
     let t = Traffic { start, enq_every: 100_000, enq_count: 20_000, len: 1000, ecn: Ecn::NotEct, deq_every: NS_PER_MS, until: 3 * NS_PER_SEC };
     for profile in PROFILES {
-        let c = |burst: f64| PieConfig { profile, max_burst_s: Some(burst), limit: Some(QueueLimit::Packets(100_000)), ..Default::default() };
+        let c = |burst: f64| PieConfig { profile: Some(profile), max_burst: Some(secs(burst)), limit: Some(QueueLimit::Packets(100_000)), ..Default::default() };
         let with = run_plain(c(0.3), &t).first_early.expect("drops with an allowance");
         let without = run_plain(c(0.0), &t).first_early.expect("drops without an allowance");
-        let slack = c(0.3).params().tupdate;
+        let slack = params(c(0.3)).tupdate;
         assert!(with >= start + 300 * NS_PER_MS - slack, "{profile:?}: first drop at {with}");
         assert!(without < start + 300 * NS_PER_MS, "{profile:?}: first drop at {without}");
     }
@@ -182,11 +187,11 @@ fn burst_allowance_lets_a_burst_through() {
 
 #[test]
 fn linux_timer_starts_at_half_a_second_and_ticks_in_jiffies() {
-    let mut q = build(PieConfig { profile: PieProfile::Linux, hz: Some(250), ..Default::default() });
+    let mut q = build(PieConfig { profile: Some(PieProfile::Linux), hz: Some(250), ..Default::default() });
     assert_eq!(q.next_update_at(), Some(500 * NS_PER_MS));
     q.update(500 * NS_PER_MS);
     assert_eq!(q.next_update_at(), Some(516 * NS_PER_MS));
-    let mut q = build(PieConfig { profile: PieProfile::Rfc, ..Default::default() });
+    let mut q = build(PieConfig { profile: Some(PieProfile::Rfc), ..Default::default() });
     assert_eq!(q.next_update_at(), Some(15 * NS_PER_MS));
     q.update(15 * NS_PER_MS);
     assert_eq!(q.next_update_at(), Some(30 * NS_PER_MS));
@@ -196,7 +201,7 @@ fn linux_timer_starts_at_half_a_second_and_ticks_in_jiffies() {
 fn linux_profile_runs_the_kernel_law_on_measured_sojourns() {
     // Two packets queued at t = 0, dequeued at 20 ms and 30 ms (sojourns 20 and 30 ms, the
     // queue empty after the second → qdelay reported 0 per sch_pie).
-    let mut pie = Pie::new(PieConfig { profile: PieProfile::Linux, ..Default::default() }.params(), LINK, Rng::from_seed(1));
+    let mut pie = Pie::new(&params(PieConfig { profile: Some(PieProfile::Linux), ..Default::default() }), LINK, Rng::from_seed(1));
     let view = |bytes: u64, packets: u32| QueueView { backlog: crate::queue::Backlog { bytes, packets }, limit: QueueLimit::Packets(1000) };
     let pkt = Pkt::new(1, 1000, 0);
     pie.on_dequeue(20 * NS_PER_MS, &pkt, &view(1000, 1));
@@ -204,7 +209,7 @@ fn linux_profile_runs_the_kernel_law_on_measured_sojourns() {
     pie.on_update(20 * NS_PER_MS, &view(1000, 1));
     // The law of spec §2.4 with qdelay_old 0: gains >> 11, so
     // 281474·78125 + 2814749·312500 = 21 990 156 250 + 879 609 062 500 = 901 599 218 750.
-    assert_eq!(pie.prob_fixed, 901_599_218_750);
+    assert_eq!(pie.prob.q56(), Some(901_599_218_750));
     pie.on_dequeue(30 * NS_PER_MS, &pkt, &view(0, 0));
     assert_eq!(pie.qdelay(), 0);
     // Burst: 10 ms of dequeue time burnt from 150 ms.
@@ -218,7 +223,7 @@ fn burst_allowance_consumption_per_profile() {
     let pkt = Pkt::new(1, 1000, 0);
     // HPSR'13 §III-D: minus dq_int per rate sample. 40 packets drained 1 ms apart from a 40 KB
     // backlog give 10 KB cycles of 9, 10, 10 and 10 ms: 100 − 39 = 61 ms left.
-    let mut paper = Pie::new(PieConfig { profile: PieProfile::Paper, ..Default::default() }.params(), LINK, Rng::from_seed(1));
+    let mut paper = Pie::new(&params(PieConfig { profile: Some(PieProfile::Paper), ..Default::default() }), LINK, Rng::from_seed(1));
     paper.qdelay = 50 * NS_PER_MS;
     paper.qdelay_old = 50 * NS_PER_MS;
     for k in 1..=40u64 {
@@ -233,7 +238,7 @@ fn burst_allowance_consumption_per_profile() {
     }
     assert_eq!(paper.burst_allowance(), 100 * NS_PER_MS);
     // RFC 8033 §4.2: minus T_UPDATE per update: 150 − 3·15 = 105 ms.
-    let mut rfc = Pie::new(PieConfig::default().params(), LINK, Rng::from_seed(1));
+    let mut rfc = Pie::new(&params(PieConfig::default()), LINK, Rng::from_seed(1));
     for k in 1..=3 {
         rfc.on_update(k * 15 * NS_PER_MS, &view(50_000));
     }
@@ -250,8 +255,8 @@ fn active_threshold_keeps_pie_idle_below_it() {
     let t = Traffic { deq_every: 20 * NS_PER_MS, ..Traffic::ns3(20 * NS_PER_MS) };
     for profile in PROFILES {
         let c = |th: u64| PieConfig {
-            profile,
-            active_threshold_bytes: Some(th),
+            profile: Some(profile),
+            active_threshold: Some(th),
             delay: Some(DelayMeasure::Timestamps),
             limit: Some(QueueLimit::Packets(300)),
             ..Default::default()
@@ -260,5 +265,71 @@ fn active_threshold_keeps_pie_idle_below_it() {
         assert_eq!((never.early, never.marks), (0, 0), "{profile:?}");
         let soon = run_plain(c(2_000), &t);
         assert!(soon.early > 0, "{profile:?}: {soon:?}");
+    }
+}
+
+#[test]
+fn run_time_target_change_moves_the_law_from_the_next_update() {
+    // RFC law, p = 0.2 (no auto-tune scaling at p ≥ 0.1), both delays 20 ms: with the 15 ms
+    // reference p += 0.125·0.005 = +0.000625; after set_target(30 ms), p += 0.125·(−0.01).
+    let view = |bytes: u64| QueueView { backlog: crate::queue::Backlog { bytes, packets: 1 }, limit: QueueLimit::Packets(1000) };
+    let at = |target: Option<Nanos>| {
+        let mut pie = Pie::new(&params(PieConfig { max_burst: Some(0), ..Default::default() }), LINK, Rng::from_seed(1));
+        if let Prob::Float { p, .. } = &mut pie.prob {
+            *p = 0.2;
+        }
+        pie.qdelay_old = 20 * NS_PER_MS;
+        pie.on_dequeue(20 * NS_PER_MS, &Pkt { enqueued_at: 0, ..Pkt::new(0, 1000, 0) }, &view(1000));
+        if let Some(t) = target {
+            pie.set_target(20 * NS_PER_MS, t).unwrap();
+        }
+        pie.on_update(30 * NS_PER_MS, &view(1000));
+        pie.prob()
+    };
+    assert!((at(None) - (0.2 + 0.125 * 0.005)).abs() < 1e-15);
+    assert!((at(Some(30 * NS_PER_MS)) - (0.2 - 0.125 * 0.01)).abs() < 1e-15);
+    // Through the discipline (and a fair queue's every PIE), with the schema's range.
+    let mut q = build(PieConfig::default());
+    assert_eq!(q.set_param(0, "target", &serde_json::json!(30_000_000)), Ok(()));
+    assert_eq!(q.set_param(0, "target", &serde_json::json!(0)), Err("target: 0ns is outside the accepted range [1us, 10s]".into()));
+    assert_eq!(q.set_param(0, "alpha", &serde_json::json!(0.2)), Err("alpha: not changeable at run time (PIE changes: target)".into()));
+    let mut fq = QdiscConfig::FqPie(Default::default()).build(LINK, Rng::from_seed(1));
+    assert_eq!(fq.set_param(0, "target", &serde_json::json!(5_000_000)), Ok(()));
+    let Qdisc::FqPie(f) = &fq else { unreachable!() };
+    assert_eq!(f.law_of(7).target(), 5_000_000 / 64 * 64, "the linux profile keeps the target in 64-ns ticks");
+    let mut codel = QdiscConfig::CoDel(Default::default()).build(LINK, Rng::from_seed(1));
+    assert_eq!(codel.set_param(0, "target", &serde_json::json!(1_000_000)), Err("target: not changeable at run time".into()));
+}
+
+#[test]
+fn delay_reference_from_the_link_speed() {
+    // target_bytes 25 000 B: 2 ms at 100 Mb/s, 20 µs at 10 Gb/s (floor 20 µs), bounded by the
+    // configured 20 ms at 1 Mb/s (module docs of pie::reference).
+    let c = PieConfig { profile: Some(PieProfile::Paper), target_policy: Some(TargetPolicy::LinkSpeed), ..Default::default() };
+    let mut q = Pie::new(&params(c), LinkInfo { rate_bps: 100_000_000, mtu: 1500 }, Rng::from_seed(1));
+    assert_eq!(q.target(), 2 * NS_PER_MS);
+    q.set_link_rate(10_000_000_000);
+    assert_eq!(q.target(), 20_000);
+    q.set_link_rate(1_000_000);
+    assert_eq!(q.target(), 20 * NS_PER_MS);
+    assert_eq!(q.probe_names().last(), Some(&"target_s"));
+}
+
+#[test]
+fn delay_reference_lowered_after_a_steady_faster_drain() {
+    // Paper profile, T = 30 ms, 75 000 B leaving per period (2.5 MB/s) with a standing queue:
+    // the first update has no previous backlog (no busy period), the run starts at update 2
+    // (60 ms) and lasts 10 s at update 336 (10.08 s − 60 ms = 10.02 s, the first ≥ 10 s):
+    // the reference drops from 20 ms to 25 000 B / 2.5 MB/s = 10 ms there.
+    let c = PieConfig { profile: Some(PieProfile::Paper), target_policy: Some(TargetPolicy::DrainRate), ..Default::default() };
+    let mut q = Pie::new(&params(c), LINK, Rng::from_seed(1));
+    let view = QueueView { backlog: crate::queue::Backlog { bytes: 50_000, packets: 50 }, limit: QueueLimit::Packets(1000) };
+    for k in 1..=340u64 {
+        for j in 0..75u64 {
+            q.on_dequeue((k - 1) * 30 * NS_PER_MS + j * 400_000, &Pkt::new(0, 1000, 0), &view);
+        }
+        q.on_update(k * 30 * NS_PER_MS, &view);
+        let want = if k < 336 { 20 * NS_PER_MS } else { 10 * NS_PER_MS };
+        assert_eq!(q.target(), want, "update {k}");
     }
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::config::QdiscConfig;
+use crate::schema::Declared;
 use crate::packet::Ecn;
 use crate::queue::{Action, Backlog};
 use crate::testkit::{probe, run, Counts, Traffic};
@@ -11,7 +12,7 @@ const LINK: LinkInfo = LinkInfo { rate_bps: 1_500_000, mtu: 1500 };
 
 /// ns-3 red-queue-disc cases: MinTh 70, MaxTh 150, MaxSize 300, 300 arrivals at t = 0.
 fn case(f: impl FnOnce(&mut RedConfig)) -> RedConfig {
-    let mut c = RedConfig { profile: RedProfile::Ns3, min_th: Some(70.0), max_th: Some(150.0), limit: Some(QueueLimit::Packets(300)), ..Default::default() };
+    let mut c = RedConfig { profile: Some(RedProfile::Ns3), min_th: Some(70.0), max_th: Some(150.0), limit: Some(QueueLimit::Packets(300)), ..Default::default() };
     f(&mut c);
     c
 }
@@ -73,7 +74,7 @@ fn ecn_marks_instead_of_unforced_drops() {
     // spec §8.2 cases 8–10: MinTh 30, MaxTh 90, w 0.002, max_p 1/2, gentle (no forced drops:
     // avg stays below 2·max_th).
     let c = |ecn: bool| RedConfig {
-        profile: RedProfile::Ns3,
+        profile: Some(RedProfile::Ns3),
         min_th: Some(30.0),
         max_th: Some(90.0),
         max_p: Some(0.5),
@@ -91,7 +92,7 @@ fn ecn_marks_instead_of_unforced_drops() {
 
 #[test]
 fn uniformization_rules_hand_worked() {
-    let mut r = case(|_| {}).build(LINK, Rng::from_seed(1));
+    let mut r = case(|_| {}).resolve().unwrap().build(LINK, Rng::from_seed(1));
     // p_b = 0.02·(110 − 70)/80 = 0.01.
     r.avg = 110.0;
     assert!((r.base_prob() - 0.01).abs() < 1e-17);
@@ -122,7 +123,7 @@ fn idle_time_decays_the_average() {
         // Linux: avg·(1 − w)^(idle/s), no sample added.
         (RedProfile::Linux, 0.015625, 10.0 * (1.0 - 0.015625f64).powf(375.0)),
     ] {
-        let mut r = RedConfig { profile, w_q: Some(w), mean_pkt_size: Some(500), queue_unit: Some(QueueUnit::Packets), min_th: Some(5.0), max_th: Some(15.0), ..Default::default() }.build(LINK, Rng::from_seed(1));
+        let mut r = RedConfig { profile: Some(profile), w_q: Some(w), mean_pkt_size: Some(500), queue_unit: Some(QueueUnit::Packets), min_th: Some(5.0), max_th: Some(15.0), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(1));
         r.avg = 10.0;
         r.idle_since = None;
         r.on_dequeue(0, &pkt, &view(0));
@@ -135,7 +136,7 @@ fn idle_time_decays_the_average() {
 
 #[test]
 fn adaptive_red_moves_max_p_toward_the_band() {
-    let mut r = case(|c| c.adaptive = Some(true)).build(LINK, Rng::from_seed(1));
+    let mut r = case(|c| c.adaptive = Some(true)).resolve().unwrap().build(LINK, Rng::from_seed(1));
     // Band for 70..150: [102, 118]. Above it: max_p += min(0.01, max_p/4) → 0.025.
     r.avg = 130.0;
     r.on_update(0, &QueueView { backlog: Backlog::default(), limit: QueueLimit::Packets(300) });
@@ -157,13 +158,13 @@ fn adaptive_red_moves_max_p_toward_the_band() {
 fn automatic_and_tc_parameters() {
     // tdc's `red limit 1M avpkt 1500 min 100K max 300K`: burst 113, a = 45.73 → Wlog 6.
     assert_eq!(tc_ewma_weight(102_400.0, 307_200.0, 1500), Some(1.0 / 64.0));
-    assert_eq!(RedConfig { profile: RedProfile::Linux, ..Default::default() }.resolved().w_q, Some(1.0 / 64.0));
+    assert_eq!(RedConfig { profile: Some(RedProfile::Linux), ..Default::default() }.resolve().unwrap().w_q, Some(1.0 / 64.0));
     // Adaptive RED at 10 Mb/s, 500-B packets: C = 2500/s, min = max(5, 0.005·2500/2) = 6.25.
-    let r = RedConfig { adaptive: Some(true), ..Default::default() }.build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
-    assert_eq!((r.min_th, r.max_th, r.gentle), (6.25, 18.75, true));
+    let r = RedConfig { profile: Some(RedProfile::Ared), ..Default::default() }.resolve().unwrap().build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
+    assert_eq!((r.min_th, r.max_th, r.gentle, r.adaptive), (6.25, 18.75, true, true));
     assert!((r.w_q - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-18);
     let bad = RedConfig { min_th: Some(20.0), max_th: Some(10.0), ..Default::default() };
-    assert!(bad.validate().unwrap_err().starts_with("max_th"));
+    assert!(bad.resolve().unwrap_err().starts_with("max_th"));
 }
 
 #[test]
@@ -172,7 +173,7 @@ fn adaptive_red_drops_less_than_a_harsh_max_p() {
     // needlessly; Adaptive RED lowers max_p towards the target band and drops less.
     let t = Traffic { start: 0, enq_every: 10 * crate::time::NS_PER_MS, enq_count: 500, len: 500, ecn: Ecn::NotEct, deq_every: 11 * crate::time::NS_PER_MS, until: 8 * NS_PER_SEC };
     let c = |adaptive: bool| RedConfig {
-        profile: RedProfile::Ns3,
+        profile: Some(RedProfile::Ns3),
         min_th: Some(5.0),
         max_th: Some(15.0),
         w_q: Some(0.002),

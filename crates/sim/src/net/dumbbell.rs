@@ -12,6 +12,7 @@
 use aqm::{LinkInfo, Rng};
 
 use super::impair::Impairment;
+use super::link::Capacity;
 use super::{Link, LinkId};
 use crate::config::SimConfig;
 
@@ -39,18 +40,19 @@ pub fn build(cfg: &SimConfig, access_delay_ns: &[u64], receiver_delay_ns: &[u64]
     let info = LinkInfo { rate_bps: b.rate_bps, mtu: b.mtu };
     let mut links = Vec::with_capacity(4 * access_delay_ns.len() + 2);
     let fwd = b.queue.build(info, Rng::stream(cfg.seed, STREAM_BOTTLENECK_QUEUE));
-    let mut bottleneck = Link::new("bottleneck L->R".into(), Some(b.rate_bps), b.delay_ns, Some(fwd));
+    let mut bottleneck = Link::new("bottleneck L->R".into(), Some(b.rate_bps), b.delay_ns, Some(fwd)).with_device(&b.device).with_capacity(Capacity::of(&b.queue, b.mtu));
     bottleneck.impairment = b.impairment.clone().map(|c| Impairment::new(c, Rng::stream(cfg.seed, STREAM_IMPAIRMENT)));
     links.push(bottleneck);
     let rev = b.reverse_queue.build(info, Rng::stream(cfg.seed, STREAM_REVERSE_QUEUE));
-    links.push(Link::new("bottleneck R->L".into(), Some(b.rate_bps), b.delay_ns, Some(rev)));
+    links.push(Link::new("bottleneck R->L".into(), Some(b.rate_bps), b.delay_ns, Some(rev)).with_device(&b.device).with_capacity(Capacity::of(&b.reverse_queue, b.mtu)));
     let mut routes = Vec::with_capacity(2 * access_delay_ns.len());
+    let access_capacity = Capacity::of(&cfg.access.queue, b.mtu);
     let access = |name: String, delay: u64, links: &mut Vec<Link>| -> LinkId {
         let stream = STREAM_ACCESS_QUEUES + links.len() as u64;
         let qdisc = cfg.access.rate_bps.map(|rate| {
             cfg.access.queue.build(LinkInfo { rate_bps: rate, mtu: b.mtu }, Rng::stream(cfg.seed, stream))
         });
-        links.push(Link::new(name, cfg.access.rate_bps, delay, qdisc));
+        links.push(Link::new(name, cfg.access.rate_bps, delay, qdisc).with_device(&cfg.access.device).with_capacity(access_capacity));
         (links.len() - 1) as LinkId
     };
     for (i, (&a, &r)) in access_delay_ns.iter().zip(receiver_delay_ns).enumerate() {

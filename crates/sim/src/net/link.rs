@@ -1,8 +1,13 @@
-//! Links: rate, propagation delay, the discipline in front of them, and exact serialization.
+//! Links: rate, propagation delay, the discipline in front of them, the network device below
+//! it (link-layer overhead, device queue) and exact serialization.
 
-use aqm::{Nanos, QueueDisc, Qdisc};
+use std::collections::VecDeque;
+
+use aqm::{Nanos, Pkt, QdiscConfig, QueueDisc, QueueLimit, Qdisc};
+use serde::Serialize;
 
 use super::impair::Impairment;
+use crate::config::DeviceConfig;
 
 /// A one-way link. With a rate, packets queue in its discipline and are serialized one at a
 /// time; without one it is a pure propagation delay (an idealised access link).
@@ -13,6 +18,11 @@ pub struct Link {
     pub qdisc: Option<Qdisc>,
     /// Loss or outages in front of the queue, if configured.
     pub impairment: Option<Impairment>,
+    /// Link-layer bytes framing every packet on the wire.
+    pub overhead_bytes: u32,
+    /// Packets handed down by the discipline, waiting for the transmitter (None: the
+    /// discipline feeds the transmitter directly).
+    pub device: Option<DeviceQueue>,
     /// Time the packet being serialized finishes.
     pub busy_until: Nanos,
     /// A `TxDone` event is pending for `busy_until`.
@@ -20,21 +30,165 @@ pub struct Link {
     /// Remainder of (bits · 10⁹) mod rate carried between packets, so that the long-run
     /// serialization rate is exact even when a packet time is not a whole number of ns.
     rem: u64,
-    /// Bytes that started transmission at or after the warm-up time.
+    /// IP bytes and packets that started transmission at or after the warm-up time.
     pub tx_bytes_measured: u64,
+    pub tx_packets_measured: u64,
     pub tx_packets: u64,
+    /// What happened at this link's queue, counted by the simulator (not by the discipline);
+    /// its `departures` are filled in by [`Link::queue_counts`].
+    pub counts: QueueCounts,
+    /// The most its discipline may hold, from the configuration (see [`Capacity::of`]).
+    pub capacity: Capacity,
+}
+
+/// The device queue under a discipline (ns-3's NetDevice TxQueue, a NIC ring).
+pub struct DeviceQueue {
+    /// Packets it holds at most, besides the one being serialized.
+    pub capacity: u32,
+    /// Waiting packets and the time each left the discipline.
+    pub fifo: VecDeque<(Pkt, Nanos)>,
+}
+
+impl DeviceQueue {
+    /// The device can take another packet from the discipline.
+    #[inline]
+    pub fn has_room(&self) -> bool {
+        self.fifo.len() < self.capacity as usize
+    }
+}
+
+/// Per-queue counters, kept by the simulator from what it hands the discipline and what the
+/// discipline reports: arrivals = departures + drops at the discipline + resident.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct QueueCounts {
+    /// Packets offered to the discipline (after any impairment).
+    pub arrivals: u64,
+    /// Packets the discipline released to the device or the wire.
+    pub departures: u64,
+    /// Tail drops at the discipline's limit.
+    pub drops_overflow: u64,
+    /// Early drops by the control law on arrival.
+    pub drops_early: u64,
+    /// Drops by the control law at the head of the queue.
+    pub drops_dequeue: u64,
+    /// CE marks.
+    pub marks: u64,
+    /// Packets lost to the link's impairment before reaching the queue.
+    pub drops_impairment: u64,
+    /// ACKs among all drops above.
+    pub acks_dropped: u64,
+    /// Packets and bytes in the discipline now, by the simulator's own count.
+    pub resident_packets: u64,
+    pub resident_bytes: u64,
+}
+
+impl QueueCounts {
+    /// Drops of every kind.
+    pub fn drops(&self) -> u64 {
+        self.drops_overflow + self.drops_early + self.drops_dequeue + self.drops_impairment
+    }
+
+    /// Adds `o`'s counts (and resident state) to these.
+    pub fn add(&mut self, o: &QueueCounts) {
+        self.arrivals += o.arrivals;
+        self.departures += o.departures;
+        self.drops_overflow += o.drops_overflow;
+        self.drops_early += o.drops_early;
+        self.drops_dequeue += o.drops_dequeue;
+        self.marks += o.marks;
+        self.drops_impairment += o.drops_impairment;
+        self.acks_dropped += o.acks_dropped;
+        self.resident_packets += o.resident_packets;
+        self.resident_bytes += o.resident_bytes;
+    }
+}
+
+/// Upper bounds on what a discipline holds; `u64::MAX` where there is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capacity {
+    pub packets: u64,
+    pub bytes: u64,
+}
+
+impl Capacity {
+    pub const UNBOUNDED: Capacity = Capacity { packets: u64::MAX, bytes: u64::MAX };
+
+    /// The bounds a discipline configured by `q` must respect, read from the configuration's
+    /// resolved JSON form (its `limit`; for a strict-priority pair `high_limit` plus the inner
+    /// discipline's), so that the check does not trust the discipline's own code. A packet
+    /// limit of n also bounds the bytes by n·mtu; a byte limit of b the packets by b (every
+    /// packet has at least one byte).
+    pub fn of(q: &QdiscConfig, mtu: u32) -> Capacity {
+        let resolved = q.resolve().expect("a validated discipline resolves");
+        let v = serde_json::to_value(resolved).expect("a discipline's configuration serializes");
+        Self::of_json(&v, mtu as u64)
+    }
+
+    fn of_json(v: &serde_json::Value, mtu: u64) -> Capacity {
+        let limit = |key: &str| -> Option<Capacity> {
+            let l: QueueLimit = serde_json::from_value(v.get(key)?.clone()).ok()?;
+            Some(match l {
+                QueueLimit::Packets(n) => Capacity { packets: n as u64, bytes: n as u64 * mtu },
+                QueueLimit::Bytes(b) => Capacity { packets: b, bytes: b },
+            })
+        };
+        match (limit("limit"), limit("high_limit"), v.get("low")) {
+            (Some(c), _, _) => c,
+            (None, Some(high), Some(low)) => {
+                let low = Self::of_json(low, mtu);
+                Capacity { packets: high.packets.saturating_add(low.packets), bytes: high.bytes.saturating_add(low.bytes) }
+            }
+            _ => Capacity::UNBOUNDED,
+        }
+    }
+
+    /// Whether `packets` and `bytes` fit.
+    #[inline]
+    pub fn holds(&self, packets: u64, bytes: u64) -> bool {
+        packets <= self.packets && bytes <= self.bytes
+    }
 }
 
 impl Link {
     pub fn new(name: String, rate_bps: Option<u64>, delay_ns: Nanos, qdisc: Option<Qdisc>) -> Self {
-        Link { name, rate_bps, delay_ns, qdisc, impairment: None, busy_until: 0, txdone_pending: false, rem: 0, tx_bytes_measured: 0, tx_packets: 0 }
+        Link {
+            name,
+            rate_bps,
+            delay_ns,
+            qdisc,
+            impairment: None,
+            overhead_bytes: 0,
+            device: None,
+            busy_until: 0,
+            txdone_pending: false,
+            rem: 0,
+            tx_bytes_measured: 0,
+            tx_packets_measured: 0,
+            tx_packets: 0,
+            counts: QueueCounts::default(),
+            capacity: Capacity::UNBOUNDED,
+        }
     }
 
-    /// Serialization time of `len` bytes at the current rate, in ns.
+    /// Records the discipline's configured bounds, which the invariant checks hold it to.
+    pub fn with_capacity(mut self, capacity: Capacity) -> Self {
+        self.capacity = capacity;
+        self
+    }
+
+    /// Gives the link its network device: framing overhead and an optional device queue.
+    pub fn with_device(mut self, d: &DeviceConfig) -> Self {
+        self.overhead_bytes = d.overhead_bytes;
+        self.device = (d.queue_packets > 0).then(|| DeviceQueue { capacity: d.queue_packets, fifo: VecDeque::new() });
+        self
+    }
+
+    /// Serialization time of a `len`-byte packet at the current rate, in ns: its bytes plus
+    /// the link-layer overhead (ns-3's `DataRate::CalculateBytesTxTime` of the framed packet).
     #[inline]
     pub fn serialize(&mut self, len: u32) -> Nanos {
         let rate = self.rate_bps.expect("serialize on a pure-delay link") as u128;
-        let num = len as u128 * 8 * 1_000_000_000 + self.rem as u128;
+        let num = (len + self.overhead_bytes) as u128 * 8 * 1_000_000_000 + self.rem as u128;
         self.rem = (num % rate) as u64;
         (num / rate) as Nanos
     }
@@ -46,6 +200,23 @@ impl Link {
         if let Some(q) = self.qdisc.as_mut() {
             q.set_link_rate(rate_bps);
         }
+    }
+
+    /// Packets waiting in the device queue.
+    pub fn device_backlog(&self) -> usize {
+        self.device.as_ref().map_or(0, |d| d.fifo.len())
+    }
+
+    /// The queue's counts, with its departures: what the transmitter sent plus what waits in
+    /// the device queue (counted there, not by the discipline).
+    pub fn queue_counts(&self) -> QueueCounts {
+        QueueCounts { departures: self.tx_packets + self.device_backlog() as u64, ..self.counts }
+    }
+
+    /// Bytes on the wire (link-layer overhead included) that started transmission at or
+    /// after the warm-up time: what occupied the link.
+    pub fn wire_bytes_measured(&self) -> u64 {
+        self.tx_bytes_measured + self.overhead_bytes as u64 * self.tx_packets_measured
     }
 }
 
@@ -63,5 +234,32 @@ mod tests {
         assert_eq!(g.serialize(1000), 800_000);
         g.set_rate(1_000_000_000);
         assert_eq!(g.serialize(1500), 12_000);
+    }
+
+    #[test]
+    fn overhead_is_serialized_with_the_packet() {
+        // Ethernet framing: 1500 + 38 bytes at 1 Gb/s is 1538·8 ns = 12 304 ns, the figure of
+        // 81 274 full frames per second on gigabit Ethernet (10⁹ / 12 304).
+        let eth = DeviceConfig { overhead_bytes: 38, queue_packets: 0 };
+        let mut l = Link::new("e".into(), Some(1_000_000_000), 0, None).with_device(&eth);
+        assert_eq!(l.serialize(1500), 12_304);
+        assert!(l.device.is_none());
+        // PPP: 1000 + 2 bytes at 10 Mb/s is 8016 bits, 801.6 us: five packets 4.008 ms exactly.
+        let ppp = DeviceConfig { overhead_bytes: 2, queue_packets: 1 };
+        let mut p = Link::new("p".into(), Some(10_000_000), 0, None).with_device(&ppp);
+        assert_eq!((0..5).map(|_| p.serialize(1000)).sum::<Nanos>(), 4_008_000);
+        assert_eq!(p.device.as_ref().map(|d| d.capacity), Some(1));
+    }
+
+    #[test]
+    fn capacity_is_read_from_the_configuration() {
+        let q = |json: &str| Capacity::of(&serde_json::from_str::<QdiscConfig>(json).unwrap(), 1500);
+        assert_eq!(q(r#"{"type":"drop_tail","limit":{"packets":100}}"#), Capacity { packets: 100, bytes: 150_000 });
+        assert_eq!(q(r#"{"type":"pie","limit":{"bytes":200000}}"#), Capacity { packets: 200_000, bytes: 200_000 });
+        // Defaults filled in by resolution: fq_codel's 10 240 packets.
+        assert_eq!(q(r#"{"type":"fq_codel"}"#).packets, 10_240);
+        // Strict priority: the priority FIFO's 100 default packets plus the inner queue's.
+        let sp = q(r#"{"type":"strict_priority","high_flows":[1],"low":{"type":"drop_tail","limit":{"packets":10}}}"#);
+        assert_eq!(sp, Capacity { packets: 110, bytes: 110 * 1500 });
     }
 }

@@ -1,9 +1,11 @@
-//! The network model: packets, links, routes and the dumbbell topology.
+//! The network model: packets, links and their devices, the way across a link, and the
+//! dumbbell topology with its routes.
 
 pub mod dumbbell;
 pub mod impair;
 pub mod link;
 pub mod packet;
+mod path;
 
 pub use link::Link;
 pub use packet::{Arena, Dir, Kind, Packet, HEADER_BYTES};

@@ -132,6 +132,16 @@ impl Arena {
         self.slots.len() - self.free.len()
     }
 
+    /// Calls `f` on every live packet, found slot by slot (independently of `live`, which
+    /// trusts the free list to hold each freed slot once).
+    pub fn for_each_live(&self, mut f: impl FnMut(&Packet)) {
+        let mut free = vec![false; self.slots.len()];
+        for &i in &self.free {
+            free[i as usize] = true;
+        }
+        self.slots.iter().zip(&free).filter(|(_, &dead)| !dead).for_each(|(p, _)| f(p));
+    }
+
     /// Slots ever allocated (the high-water mark of packets in flight).
     pub fn capacity(&self) -> usize {
         self.slots.len()
@@ -153,5 +163,14 @@ mod tests {
         assert_eq!(a.get(z).seq, 7);
         assert_eq!(a.get(y).seq, 1);
         assert_eq!((a.live(), a.capacity()), (2, 2));
+        let mut seen = Vec::new();
+        a.for_each_live(|p| seen.push(p.seq));
+        assert_eq!(seen, vec![7, 1]);
+        // A slot freed twice: the free list now undercounts the live packets.
+        a.free(y);
+        a.free(y);
+        let mut n = 0;
+        a.for_each_live(|_| n += 1);
+        assert_eq!((a.live(), n), (0, 1));
     }
 }

@@ -16,19 +16,54 @@ pub enum Growth {
     ByteCounting,
 }
 
-/// What a multiplicative decrease multiplies.
+/// What a multiplicative decrease multiplies, on fast retransmit, timeout and ECN echo alike.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReduceFrom {
-    /// The flight size (RFC 5681 §3.1 eq. 4, RFC 9438 §4.6, ns-3).
+    /// FlightSize, the data sent and not yet cumulatively acknowledged (snd_max − snd_una):
+    /// the letter of RFC 5681 §3.1 eq. (4), RFC 6675 §5 step 4.2 and RFC 9438 §4.6. After a
+    /// timeout or a recovery it can be several times the window, so the "reduction" can raise
+    /// ssthresh above cwnd; no profile uses it.
     Flight,
-    /// The congestion window (ns-2 Sack1 halves the window; Linux CUBIC uses cwnd·β).
+    /// The data in the network: ns-3 passes `BytesInFlight()` to `GetSsThresh` on fast
+    /// retransmit (TcpSocketBase::EnterRecovery, with the head segment marked lost), on timeout
+    /// (ReTxTimeout, the value before the timeout) and on ECE (EnterCwr), and TcpNewReno halves
+    /// it. With SACK it is RFC 6675's pipe (ns-3.44 TcpTxBuffer::BytesInFlight: sent − SACKed −
+    /// lost + retransmitted); without SACK ns-3.26's RFC 4898 estimate, snd_nxt − snd_una +
+    /// retransmissions − duplicate ACKs; while resending after a timeout only what was sent
+    /// again (ns-3 marks every segment sent before the timeout lost, TcpTxBuffer::SetSentListLost).
+    Pipe,
+    /// The window in force, min(cwnd, receiver window): ns-2 halves the window (TcpAgent::
+    /// slowdown on window() = min(cwnd_, wnd_)); Linux's Reno and CUBIC `ssthresh` hooks use
+    /// snd_cwnd (tcp_reno_ssthresh, cubictcp_recalc_ssthresh) and so do ns-3's TcpCubic,
+    /// TcpLinuxReno and TcpDctcp, whose GetSsThresh ignores the bytes in flight it is given.
     Cwnd,
+}
+
+/// How CUBIC's Reno-friendly estimate W_est grows (RFC 9438 §4.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CubicAlpha {
+    /// α_cubic = 3(1 − β)/(1 + β) throughout, as ns-3.44's TcpCubic::Update and Linux's
+    /// tcp_cubic.c bictcp_update (the tcp_friendliness block) do: both add one segment to their
+    /// Reno estimate every cwnd·beta_scale/8 ACKs, beta_scale = 8(1 + β)/(3(1 − β)) in integer
+    /// arithmetic (15 for β = 0.7 or 717/1024, so α = 8/15 there), whatever the window. A 2024
+    /// netdev patch series proposed RFC 9438's switch for Linux; the tcp_cubic.c sources read
+    /// here (v2.6.26, as in NSC, through v6.x) keep the fixed increment.
+    Fixed,
+    /// RFC 9438 §4.3: α_cubic until W_est reaches cwnd_prior, the window when ssthresh was last
+    /// set, then 1 (Reno's own increase). The final RFC compares with cwnd_prior, not W_max as
+    /// drafts of rfc8312bis did: with fast convergence W_max is below cwnd_prior, and switching
+    /// at W_max would speed CUBIC up exactly when it should yield.
+    #[default]
+    Rfc9438,
 }
 
 /// CUBIC constants of RFC 9438 §4.
 pub const CUBIC_C: f64 = 0.4;
 pub const CUBIC_BETA: f64 = 0.7;
+/// α_cubic of RFC 9438 §4.3: Reno's throughput with CUBIC's β.
+pub const CUBIC_ALPHA: f64 = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA);
 /// Until its first congestion event CUBIC grows at least 1/20 segment per segment
 /// acknowledged, 5 % per round trip: Linux's bictcp_update caps its ACK count at 20 while
 /// last_max_cwnd is 0, and ns-3's TcpCubic does the same (CntClamp = 20). Not in RFC 9438; it
@@ -49,6 +84,9 @@ pub struct CubicState {
     origin: f64,
     /// The Reno-friendly estimate W_est (RFC 9438 §4.3).
     w_est: f64,
+    /// cwnd_prior: the window when ssthresh was last set (RFC 9438 §4.3).
+    cwnd_prior: f64,
+    alpha_rule: CubicAlpha,
 }
 
 #[derive(Clone, Debug)]
@@ -76,6 +114,14 @@ impl Cc {
             "dctcp" => Some(Cc::Dctcp(DctcpState { alpha: 1.0, acked: 0.0, marked: 0.0, window_end: 0 })),
             _ => None,
         }
+    }
+
+    /// CUBIC's Reno-friendly growth rule (other controllers ignore it).
+    pub fn with_cubic_alpha(mut self, rule: CubicAlpha) -> Cc {
+        if let Cc::Cubic(s) = &mut self {
+            s.alpha_rule = rule;
+        }
+        self
     }
 
     /// The multiplicative-decrease factor on loss.
@@ -118,19 +164,16 @@ impl Cc {
         }
     }
 
-    /// A congestion event (loss or ECE): returns the new ssthresh. `flight` and `cwnd` are
-    /// taken before the reduction.
-    pub fn ssthresh_on_congestion(&mut self, cwnd: f64, flight: f64, from: ReduceFrom, ecn: bool) -> f64 {
-        let base = match from {
-            ReduceFrom::Flight => flight,
-            ReduceFrom::Cwnd => cwnd,
-        };
+    /// A congestion event (loss or ECE): returns the new ssthresh. `cwnd` is the window before
+    /// the reduction and `base` what the decrease multiplies (see [`ReduceFrom`]).
+    pub fn ssthresh_on_congestion(&mut self, cwnd: f64, base: f64, ecn: bool) -> f64 {
         match self {
             // RFC 8257 §3.3: an ECN reaction scales cwnd by (1 − α/2); loss halves as Reno.
             Cc::Dctcp(d) if ecn => (cwnd * (1.0 - d.alpha / 2.0)).max(2.0),
             Cc::Cubic(s) => {
                 // RFC 9438 §4.7 fast convergence.
                 s.w_max = if cwnd < s.w_max { cwnd * (1.0 + CUBIC_BETA) / 2.0 } else { cwnd };
+                s.cwnd_prior = cwnd;
                 s.epoch_start = None;
                 (base * CUBIC_BETA).max(2.0)
             }
@@ -142,8 +185,8 @@ impl Cc {
     /// scratch. RFC 9438 §4.8: the first congestion avoidance after a timeout runs the curve
     /// with K = 0 and W_max (and W_est) at the window it starts from; forgetting W_max here
     /// gives exactly that when the epoch starts, as Linux's bictcp_reset on TCP_CA_Loss does.
-    pub fn ssthresh_on_timeout(&mut self, cwnd: f64, flight: f64, from: ReduceFrom) -> f64 {
-        let ssthresh = self.ssthresh_on_congestion(cwnd, flight, from, false);
+    pub fn ssthresh_on_timeout(&mut self, cwnd: f64, base: f64) -> f64 {
+        let ssthresh = self.ssthresh_on_congestion(cwnd, base, false);
         if let Cc::Cubic(s) = self {
             s.w_max = 0.0;
         }
@@ -167,14 +210,6 @@ impl Cc {
             }
         }
     }
-
-    /// DCTCP's α (None for other controllers), for traces.
-    pub fn alpha(&self) -> Option<f64> {
-        match self {
-            Cc::Dctcp(d) => Some(d.alpha),
-            _ => None,
-        }
-    }
 }
 
 impl CubicState {
@@ -194,8 +229,11 @@ impl CubicState {
         });
         let t = now - start;
         let w_cubic = |t: f64| CUBIC_C * (t - self.k).powi(3) + self.origin;
-        // §4.3: W_est grows like Reno scaled by α_cubic, which becomes 1 past W_max.
-        let alpha = if self.w_est >= self.w_max { 1.0 } else { 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA) };
+        // §4.3: W_est grows like Reno scaled by α_cubic (see CubicAlpha).
+        let alpha = match self.alpha_rule {
+            CubicAlpha::Rfc9438 if self.w_est >= self.cwnd_prior => 1.0,
+            _ => CUBIC_ALPHA,
+        };
         self.w_est += alpha * n / *cwnd;
         let grown = if w_cubic(t) < self.w_est {
             // Reno-friendly region.
@@ -231,16 +269,16 @@ mod tests {
         let mut v = 20.0;
         cc.on_ack(&mut v, 10.0, 1, Growth::PerAck, 0.0, 0.1);
         assert_eq!(v, 20.05);
-        assert_eq!(cc.ssthresh_on_congestion(40.0, 30.0, ReduceFrom::Flight, false), 15.0);
-        assert_eq!(cc.ssthresh_on_congestion(40.0, 30.0, ReduceFrom::Cwnd, false), 20.0);
-        assert_eq!(cc.ssthresh_on_congestion(3.0, 3.0, ReduceFrom::Cwnd, false), 2.0);
+        assert_eq!(cc.ssthresh_on_congestion(40.0, 30.0, false), 15.0);
+        assert_eq!(cc.ssthresh_on_congestion(40.0, 40.0, false), 20.0);
+        assert_eq!(cc.ssthresh_on_congestion(3.0, 3.0, false), 2.0);
     }
 
     #[test]
     fn cubic_curve_k_and_fast_convergence() {
         let mut cc = Cc::new("cubic").unwrap();
         // Loss at cwnd 100: W_max 100, ssthresh 70.
-        assert_eq!(cc.ssthresh_on_congestion(100.0, 100.0, ReduceFrom::Cwnd, false), 70.0);
+        assert_eq!(cc.ssthresh_on_congestion(100.0, 100.0, false), 70.0);
         let mut w = 70.0;
         // First CA ACK at t = 10 s starts the epoch: K = cbrt(30 / 0.4) = 4.217 s. At t = 0
         // the curve equals cwnd (70) while W_est has just grown by α_cubic/cwnd: Reno-friendly.
@@ -260,7 +298,7 @@ mod tests {
         cc.on_ack(&mut w2, 70.0, 1, Growth::ByteCounting, 30.0, 0.1);
         assert!((w2 - (w + 0.5)).abs() < 1e-9);
         // Fast convergence: a loss below the previous W_max remembers (1 + β)/2 of cwnd.
-        cc.ssthresh_on_congestion(80.0, 80.0, ReduceFrom::Cwnd, false);
+        cc.ssthresh_on_congestion(80.0, 80.0, false);
         let Cc::Cubic(s) = &cc else { unreachable!() };
         assert!((s.w_max - 80.0 * 0.85).abs() < 1e-12);
     }
@@ -275,7 +313,7 @@ mod tests {
         cc.on_ack(&mut w, 100.0, 1, Growth::ByteCounting, 5.0, 0.05);
         assert_eq!(w, 100.05);
         // The first congestion event sets W_max and ends the floor: back to RFC 9438 growth.
-        cc.ssthresh_on_congestion(w, w, ReduceFrom::Cwnd, false);
+        cc.ssthresh_on_congestion(w, w, false);
         let mut w = 70.0;
         cc.on_ack(&mut w, 70.0, 1, Growth::ByteCounting, 6.0, 0.05);
         assert!((w - (70.0 + 3.0 * 0.3 / 1.7 / 70.0)).abs() < 1e-12, "{w}");
@@ -287,15 +325,43 @@ mod tests {
         // §4.8): ssthresh 56, and the epoch that starts at cwnd 60 has K = 0 and its plateau
         // at 60, where the loss alone would have aimed back at W_max = 68 (fast convergence).
         let mut cc = Cc::new("cubic").unwrap();
-        cc.ssthresh_on_congestion(100.0, 100.0, ReduceFrom::Cwnd, false);
-        assert_eq!(cc.ssthresh_on_timeout(80.0, 80.0, ReduceFrom::Cwnd), 56.0);
+        cc.ssthresh_on_congestion(100.0, 100.0, false);
+        assert_eq!(cc.ssthresh_on_timeout(80.0, 80.0), 56.0);
         let mut w = 60.0;
         cc.on_ack(&mut w, 56.0, 1, Growth::ByteCounting, 3.0, 0.1);
         let Cc::Cubic(s) = &cc else { unreachable!() };
         assert_eq!((s.k, s.origin, s.w_max), (0.0, 60.0, 0.0));
-        // W_est started at 60 and grew by 1/60 (α = 1 past W_max); the 5 % floor is larger.
-        assert_eq!(s.w_est, 60.0 + 1.0 / 60.0);
+        // W_est started at 60 and grew by α_cubic/60: RFC 9438 §4.3 keeps α_cubic until W_est
+        // reaches cwnd_prior, the window of 80 when the timeout set ssthresh. The 5 % floor is
+        // larger.
+        assert_eq!(s.w_est, 60.0 + CUBIC_ALPHA / 60.0);
         assert_eq!(w, 60.0 + CUBIC_NO_MAX_GROWTH);
+    }
+
+    #[test]
+    fn reno_estimate_alpha_past_the_prior_window_fixed_or_rfc9438() {
+        // A loss at 100 (W_max = cwnd_prior = 100), then an epoch that starts at cwnd 100: W_est
+        // starts at 100 = cwnd_prior. RFC 9438 §4.3 switches to α = 1 there; ns-3.44's TcpCubic
+        // and Linux's tcp_cubic keep α_cubic = 3·0.3/1.7.
+        for (rule, alpha) in [(CubicAlpha::Rfc9438, 1.0), (CubicAlpha::Fixed, CUBIC_ALPHA)] {
+            let mut cc = Cc::new("cubic").unwrap().with_cubic_alpha(rule);
+            cc.ssthresh_on_congestion(100.0, 100.0, false);
+            let mut w = 100.0;
+            cc.on_ack(&mut w, 70.0, 1, Growth::ByteCounting, 1.0, 0.1);
+            let Cc::Cubic(s) = &cc else { unreachable!() };
+            assert_eq!(s.w_est, 100.0 + alpha / 100.0, "{rule:?}");
+        }
+        // Fast convergence: a second loss at 80 remembers W_max = 68 but cwnd_prior = 80. An epoch
+        // from 70 has W_est = 70 past W_max and short of cwnd_prior: α_cubic still (RFC 9438
+        // §4.3 compares with cwnd_prior).
+        let mut cc = Cc::new("cubic").unwrap();
+        cc.ssthresh_on_congestion(100.0, 100.0, false);
+        cc.ssthresh_on_congestion(80.0, 80.0, false);
+        let mut w = 70.0;
+        cc.on_ack(&mut w, 56.0, 1, Growth::ByteCounting, 1.0, 0.1);
+        let Cc::Cubic(s) = &cc else { unreachable!() };
+        assert!((s.w_max - 68.0).abs() < 1e-12);
+        assert_eq!(s.w_est, 70.0 + CUBIC_ALPHA / 70.0);
     }
 
     #[test]
@@ -304,7 +370,7 @@ mod tests {
         // α_cubic / RTT = 10.6 segments per second while the curve starts at slope
         // 3·C·K² = 4.6 per second (K = 1.96 s): the window follows W_est.
         let mut cc = Cc::new("cubic").unwrap();
-        cc.ssthresh_on_congestion(10.0, 10.0, ReduceFrom::Cwnd, false);
+        cc.ssthresh_on_congestion(10.0, 10.0, false);
         let mut w = 7.0;
         let mut t = 0.0;
         for _ in 0..70 {
@@ -317,19 +383,26 @@ mod tests {
         assert!(w > 10.0, "{w}");
     }
 
+    fn alpha(cc: &Cc) -> Option<f64> {
+        match cc {
+            Cc::Dctcp(d) => Some(d.alpha),
+            _ => None,
+        }
+    }
+
     #[test]
     fn dctcp_alpha_ewma_and_reduction() {
         let mut cc = Cc::new("dctcp").unwrap();
         // First window (ends at 0): 10 segments acked, all marked: α = 15/16 + 1/16 = 1.
         cc.on_ack_ecn(10, true, 1, 10);
-        assert_eq!(cc.alpha(), Some(1.0));
+        assert_eq!(alpha(&cc), Some(1.0));
         // Next window, half marked: α = 15/16 + 0.5/16.
         cc.on_ack_ecn(5, true, 5, 20);
         cc.on_ack_ecn(5, false, 11, 20);
-        assert_eq!(cc.alpha(), Some(15.0 / 16.0 + 0.5 / 16.0));
-        let a = cc.alpha().unwrap();
-        assert_eq!(cc.ssthresh_on_congestion(40.0, 40.0, ReduceFrom::Cwnd, true), 40.0 * (1.0 - a / 2.0));
+        assert_eq!(alpha(&cc), Some(15.0 / 16.0 + 0.5 / 16.0));
+        let a = alpha(&cc).unwrap();
+        assert_eq!(cc.ssthresh_on_congestion(40.0, 40.0, true), 40.0 * (1.0 - a / 2.0));
         // Loss still halves.
-        assert_eq!(cc.ssthresh_on_congestion(40.0, 40.0, ReduceFrom::Cwnd, false), 20.0);
+        assert_eq!(cc.ssthresh_on_congestion(40.0, 40.0, false), 20.0);
     }
 }

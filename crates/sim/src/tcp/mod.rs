@@ -12,9 +12,11 @@ pub mod hystart;
 pub mod params;
 mod rack;
 pub mod receiver;
+mod recovery;
 pub mod rto;
 pub mod scoreboard;
 pub mod sender;
+pub mod state;
 
 pub use params::TcpConfig;
 pub use receiver::{AckOut, ReceiverParams, TcpReceiver};

@@ -4,7 +4,7 @@
 use aqm::Nanos;
 use serde::{Deserialize, Serialize};
 
-pub use super::cc::{Growth, ReduceFrom};
+pub use super::cc::{CubicAlpha, Growth, ReduceFrom};
 
 /// How the receiver echoes congestion marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,6 +16,22 @@ pub enum EcnMode {
     Classic,
     /// RFC 8257: ECE echoes each segment's CE exactly.
     Dctcp,
+}
+
+/// How the TCP options count in a packet's size (RFC 793 §3.1: the header is padded to a
+/// multiple of 4 bytes; RFC 7323 §3: timestamps 10 bytes; RFC 2018 §3: SACK 2 + 8 per block).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OptionBytes {
+    /// Not counted: every IP+TCP header is 40 bytes, data or ACK, whatever the options (ns-2:
+    /// tcpip_base_hdr_size_ = 40; its SACK blocks and timestamps take no bytes).
+    Uncounted,
+    /// ns-3 (TcpHeader::CalculateHeaderLength): the options one after the other, their total
+    /// padded to a multiple of 4: timestamps alone 12, SACK with timestamps 12 + 8 per block.
+    Ns3,
+    /// Linux (tcp_options_write): each option aligned on 4 bytes by NOPs: timestamps 12, SACK
+    /// 4 + 8 per block.
+    Linux,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -39,6 +55,19 @@ pub struct TcpConfig {
     pub initial_cwnd: u32,
     /// Receiver window, in segments (caps the flight size; ns-2's `window_`).
     pub rwnd: u32,
+    /// The largest window the receiver advertises, in bytes of payload (None: no bound beyond
+    /// `rwnd`). The sender keeps snd_max − snd_una within it. See [`TcpConfig::profile`] for
+    /// each profile's value. Absent from older scenario files: none.
+    #[serde(default)]
+    pub rcv_wnd_bytes: Option<u64>,
+    /// The send buffer, in bytes of payload: data sent and not yet acknowledged stays within it
+    /// (an application that keeps the buffer full, as bulk senders do). None: no bound.
+    /// Absent from older scenario files: none.
+    #[serde(default)]
+    pub snd_buf_bytes: Option<u64>,
+    /// How the TCP options count in packet sizes. Absent from older scenario files: uncounted.
+    #[serde(default = "uncounted")]
+    pub option_bytes: OptionBytes,
     /// RFC 6298 lower bound on the RTO.
     pub min_rto_ns: Nanos,
     /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s; ns-2: 3 s).
@@ -75,6 +104,76 @@ pub struct TcpConfig {
     /// [`super::sender`]. Absent from older scenario files: off.
     #[serde(default)]
     pub rack: bool,
+    /// CUBIC's Reno-friendly estimate: "fixed" α (ns-3.44 TcpCubic, Linux tcp_cubic) or
+    /// "rfc9438" (α = 1 once past the window of the last reduction, RFC 9438 §4.3); see
+    /// [`CubicAlpha`]. Other congestion controls ignore it. Absent from older scenario files:
+    /// rfc9438.
+    #[serde(default)]
+    pub cubic_alpha: CubicAlpha,
+    /// Without RACK, find a lost retransmission during SACK recovery when DupThresh segments
+    /// sent after it are SACKed, and send it again (Linux's tcp_mark_lost_retrans, 2.6.24 to
+    /// 4.17, replaced by RACK), instead of waiting for the retransmission timer as ns-2's Sack1
+    /// (its scoreboard retransmits a hole once until a timeout clears it), ns-3
+    /// (TcpTxBuffer::NextSeg skips a segment already retransmitted until the timeout resets the
+    /// flag) and RFC 6675 (no rule finds a retransmission lost) do. RACK, when on, finds
+    /// lost retransmissions its own way (RFC 8985 §2.2). Absent from older scenario files: on,
+    /// as the simulator did before it became an option.
+    #[serde(default = "yes")]
+    pub lost_retransmit: bool,
+    /// RFC 6675 §4 NextSeg rule 4: when nothing else may be sent in a SACK recovery, retransmit
+    /// the highest un-SACKed segment once per recovery (a lost tail then needs no RTO). Off in
+    /// every profile: ns-3.44's TcpTxBuffer::NextSeg leaves the SHOULD out, ns-2's Sack1 has no
+    /// such rule, and Linux probes a lost tail with TLP instead (RFC 8985 §7, `rack`). Absent
+    /// from older scenario files: off.
+    #[serde(default)]
+    pub rescue_retransmit: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn uncounted() -> OptionBytes {
+    OptionBytes::Uncounted
+}
+
+/// Bytes of the IPv4 and TCP headers without options (RFC 791, RFC 793).
+pub const BASE_HEADER_BYTES: u32 = 40;
+
+/// Pads a TCP option length to a multiple of 4 (RFC 793 §3.1).
+fn padded(n: u32) -> u32 {
+    n.div_ceil(4) * 4
+}
+
+impl TcpConfig {
+    /// IP + TCP header bytes of a data segment: 40, plus the timestamp option where counted
+    /// (52 in ns-3 and Linux: a 1000-byte packet carries 948 bytes of payload).
+    pub fn data_header_bytes(&self) -> u32 {
+        BASE_HEADER_BYTES
+            + match self.option_bytes {
+                OptionBytes::Uncounted => 0,
+                OptionBytes::Ns3 | OptionBytes::Linux => padded(if self.timestamps { 10 } else { 0 }),
+            }
+    }
+
+    /// IP + TCP header bytes of an ACK carrying `sack_blocks` SACK blocks.
+    pub fn ack_bytes(&self, sack_blocks: usize) -> u32 {
+        let ts = if self.timestamps { 10 } else { 0 };
+        let blocks = sack_blocks as u32;
+        BASE_HEADER_BYTES
+            + match self.option_bytes {
+                OptionBytes::Uncounted => 0,
+                OptionBytes::Ns3 => padded(ts + if blocks > 0 { 2 + 8 * blocks } else { 0 }),
+                OptionBytes::Linux => padded(ts) + if blocks > 0 { 4 + 8 * blocks } else { 0 },
+            }
+    }
+
+    /// The most segments of `payload` bytes the sender may have outstanding: `rwnd`, the
+    /// receive window and the send buffer, whichever is smallest (at least one).
+    pub fn window_segments(&self, payload: u32) -> u64 {
+        let bytes = |b: Option<u64>| b.map_or(u64::MAX, |b| b / payload.max(1) as u64);
+        (self.rwnd as u64).min(bytes(self.rcv_wnd_bytes)).min(bytes(self.snd_buf_bytes)).max(1)
+    }
 }
 
 impl TcpConfig {
@@ -87,6 +186,9 @@ impl TcpConfig {
         }
         if self.min_rto_ns == 0 || self.min_rto_ns > self.max_rto_ns {
             return Err("min_rto_ns: must be in (0, max_rto_ns]".into());
+        }
+        if self.rcv_wnd_bytes == Some(0) || self.snd_buf_bytes == Some(0) {
+            return Err("rcv_wnd_bytes, snd_buf_bytes: must be >= 1 byte (or absent for no bound)".into());
         }
         if self.prr && !self.sack {
             return Err("prr: needs sack (PRR counts delivered data from the SACK scoreboard)".into());
@@ -111,26 +213,38 @@ impl TcpConfig {
     /// - `ns2-sack`: ns-2.35 Agent/TCP/Sack1 with Agent/TCPSink, the TCP of the PIE (HPSR'13)
     ///   and PI (INFOCOM'01) studies: the window (not the flight) is halved, growth per ACK
     ///   without byte counting, tcpTick_ 10 ms, minrto_ 0.2 s, rtxcur_init_ 3 s,
-    ///   windowInit_ 2, an ACK for every segment. Its recovery is modelled by the RFC 6675
-    ///   scoreboard, which ns-2's Sack1 approximates with its own pipe counter.
-    /// - `ns3`: today's ns-3 TcpSocketBase: NewReno with SACK and PRR, growth per ACK,
-    ///   IW 10, MinRto 1 s, DelAckCount 2 with a 200 ms timer, timestamps, limited transmit,
-    ///   SACKed data kept across a timeout.
+    ///   windowInit_ 2, an ACK for every segment, 40-byte headers whatever the options, a lost
+    ///   retransmission left to the RTO, no receive-window bound (see below). Its recovery is
+    ///   modelled by the RFC 6675 scoreboard, which ns-2's Sack1 approximates with its own pipe
+    ///   counter. Not modelled: ns-2 truncates ssthresh to an integer (TcpAgent::slowdown),
+    ///   and with useHeaders_ (its default) adds 40 header bytes to packetSize_: a study's
+    ///   "1000-byte packets" may be 1040 bytes on ns-2's wire.
+    /// - `ns3`: ns-3.44's TcpSocketBase with TcpNewReno (ns-3's default congestion control is
+    ///   TcpCubic since ns-3.34; the AQM studies we follow set NewReno): SACK and PRR, growth
+    ///   per ACK, IW 10, MinRto 1 s, DelAckCount 2 with a 200 ms timer, timestamps, limited
+    ///   transmit, SACKed data kept across a timeout, ssthresh from BytesInFlight (the SACK
+    ///   pipe; from cwnd for TcpCubic and TcpDctcp, see [`TcpConfig::resolve`]), 128 KiB send
+    ///   and receive buffers, option bytes as ns-3's TcpHeader counts them, a lost retransmission
+    ///   left to the RTO. Not modelled: ns-3 reduces cwnd on ECE through PRR (here at once).
     /// - `ns3.26`: what the PI² paper (WNS3'17) ran: NewReno without SACK, IW 1, MinRto 1 s,
-    ///   delayed ACKs 2/200 ms, timestamps, limited transmit.
+    ///   delayed ACKs 2/200 ms, timestamps, limited transmit, ssthresh from ns-3.26's RFC 4898
+    ///   BytesInFlight, 128 KiB buffers.
     /// - `linux`: CUBIC with SACK, PRR, byte counting, β applied to cwnd, IW 10 (RFC 6928),
     ///   RTO_MIN 200 ms, delayed ACKs with the 40 ms minimum ATO, timestamps, SACKed data
     ///   kept across a timeout, HyStart (tcp_cubic's default), RACK-TLP (RFC 8985, the default
-    ///   since Linux 4.18). Not modelled: pacing, RACK's adaptive reordering window.
-    ///   The scenario front end turns HyStart off when another congestion control is chosen in
-    ///   this profile without saying `hystart` (Linux's Reno and DCTCP have none).
+    ///   since Linux 4.18), the pre-RACK lost-retransmission test when RACK is off, CUBIC's
+    ///   fixed α_cubic, a 3 MiB receive window and a 4 MiB send buffer, option bytes as Linux
+    ///   aligns them. Not modelled: pacing, RACK's adaptive reordering window, receive-buffer
+    ///   autotuning, integer cwnd arithmetic (β = 717/1024). HyStart is turned off when another
+    ///   congestion control is chosen in this profile without saying `hystart` (Linux's Reno
+    ///   and DCTCP have none; see [`TcpConfig::resolve`]).
     ///
     /// HyStart is off in the other three: the NewReno of ns-2 and ns-3 has none. ns-3's own
     /// TcpCubic does run a HyStart by default (with a looser delay bound), so `ns3` with
     /// `cc = "cubic"` imitates it more closely with `hystart = true`.
     ///
     /// RACK-TLP is off in the other three: ns-2 has none, ns-3 only as an option of recent
-    /// versions.
+    /// versions. The rescue retransmission of RFC 6675 is off everywhere (`rescue_retransmit`).
     ///
     /// ECN is off in all of them (ns-2's ecn_ = 0; Linux only accepts it by default).
     pub fn profile(name: &str) -> Option<TcpConfig> {
@@ -141,10 +255,17 @@ impl TcpConfig {
             limited_transmit: false,
             keep_sack_on_rto: true,
             growth: Growth::PerAck,
-            reduce_from: ReduceFrom::Flight,
+            // ns-3 halves BytesInFlight() (see ReduceFrom::Pipe); the others are set below.
+            reduce_from: ReduceFrom::Pipe,
             initial_cwnd: 10,
-            // Large enough never to bind unless asked (ns-2's window_ = 20 is an option).
+            // No bound in segments; the ns-3 buffers below bound the window in bytes.
             rwnd: 1 << 30,
+            // ns-3 TcpSocket RcvBufSize and SndBufSize: 131072 bytes (ns-3.26 and 3.44 alike).
+            // The receiver reads at once, so it advertises the whole buffer
+            // (TcpSocketBase::AdvertisedWindowSize), with window scaling on by default.
+            rcv_wnd_bytes: Some(131_072),
+            snd_buf_bytes: Some(131_072),
+            option_bytes: OptionBytes::Ns3,
             min_rto_ns: S,
             initial_rto_ns: S,
             max_rto_ns: 60 * S,
@@ -156,10 +277,21 @@ impl TcpConfig {
             delack_timeout_ns: 200 * MS,
             hystart: false,
             rack: false,
+            cubic_alpha: CubicAlpha::Fixed,
+            lost_retransmit: false,
+            rescue_retransmit: false,
         };
         Some(match name {
             "ns2-sack" => TcpConfig {
                 keep_sack_on_rto: false,
+                // ns-2's window_ defaults to 20 packets, and every study we reproduce must have
+                // raised it: at 20, HPSR'13 Fig. 4's five flows would offer at most 100 packets
+                // per 100 ms round trip, below the 125-packet BDP of its 10 Mb/s link, where the
+                // paper shows the queue held at its 20 ms target. So no bound here; `rwnd = 20`
+                // gives ns-2's default. ns-2 has no send buffer (the application is infinite).
+                rcv_wnd_bytes: None,
+                snd_buf_bytes: None,
+                option_bytes: OptionBytes::Uncounted,
                 reduce_from: ReduceFrom::Cwnd,
                 initial_cwnd: 2,
                 min_rto_ns: 200 * MS,
@@ -183,10 +315,49 @@ impl TcpConfig {
                 delack_timeout_ns: 40 * MS,
                 hystart: true,
                 rack: true,
+                lost_retransmit: true,
+                // tcp_rmem[2] = 6 MiB with tcp_adv_win_scale = 1 (both since Linux 3.4, commit
+                // b49960a05e32): half the buffer is window; tcp_wmem[2] = 4 MiB. Receive-buffer
+                // autotuning (tcp_moderate_rcvbuf) is not modelled: the window is its ceiling.
+                rcv_wnd_bytes: Some(3 << 20),
+                snd_buf_bytes: Some(4 << 20),
+                option_bytes: OptionBytes::Linux,
                 ..base
             },
             _ => return None,
         })
+    }
+
+    /// A profile with `overrides` (a JSON object of fields) applied, then the profile's
+    /// defaults that depend on another field, for the fields the overrides leave out:
+    /// - ns-3's TcpCubic and TcpDctcp (via TcpLinuxReno) compute ssthresh from cwnd, ignoring
+    ///   the bytes in flight TcpSocketBase passes (TcpCubic::GetSsThresh,
+    ///   TcpLinuxReno::GetSsThresh): `reduce_from = "cwnd"` in the ns-3 profiles unless the
+    ///   congestion control is NewReno;
+    /// - Linux runs HyStart inside tcp_cubic only: its Reno and DCTCP have none.
+    ///
+    /// Returns the validated configuration, or an error naming the field.
+    pub fn resolve(profile: &str, overrides: &serde_json::Map<String, serde_json::Value>) -> Result<TcpConfig, String> {
+        let base = TcpConfig::profile(profile)
+            .ok_or_else(|| format!("profile: unknown TCP profile '{profile}' (accepted: {})", PROFILES.join(", ")))?;
+        let mut v = serde_json::to_value(&base).map_err(|e| e.to_string())?;
+        let obj = v.as_object_mut().expect("TcpConfig is an object");
+        for (k, val) in overrides {
+            if !obj.contains_key(k) {
+                return Err(format!("{k}: unknown TCP setting (accepted: {})", obj.keys().cloned().collect::<Vec<_>>().join(", ")));
+            }
+            obj.insert(k.clone(), val.clone());
+        }
+        let mut cfg: TcpConfig = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        let given = |k: &str| overrides.contains_key(k);
+        if profile.starts_with("ns3") && cfg.cc != "newreno" && !given("reduce_from") {
+            cfg.reduce_from = ReduceFrom::Cwnd;
+        }
+        if profile == "linux" && cfg.cc != "cubic" && !given("hystart") {
+            cfg.hystart = false;
+        }
+        cfg.validate()?;
+        Ok(cfg)
     }
 }
 
@@ -206,7 +377,60 @@ mod tests {
         assert_eq!(all[3].cc, "cubic");
         assert_eq!(all.iter().map(|c| c.hystart).collect::<Vec<_>>(), vec![false, false, false, true]);
         assert_eq!(all.iter().map(|c| c.rack).collect::<Vec<_>>(), vec![false, false, false, true]);
+        // ns-3.44's TcpCubic and Linux's tcp_cubic keep α_cubic (CubicAlpha::Fixed).
+        assert!(all.iter().all(|c| c.cubic_alpha == CubicAlpha::Fixed));
+        assert_eq!(all.iter().map(|c| c.lost_retransmit).collect::<Vec<_>>(), vec![false, false, false, true]);
         assert!(TcpConfig::profile("bsd").is_none());
+    }
+
+    #[test]
+    fn header_and_ack_sizes_count_the_options_as_each_stack_lays_them_out() {
+        // RFC 7323 §3 timestamps: 10 bytes; RFC 2018 §3 SACK: 2 + 8 per block; RFC 793 §3.1:
+        // the header is a whole number of 32-bit words.
+        let [ns2, ns3, _, linux] = PROFILES.map(|p| TcpConfig::profile(p).unwrap());
+        // ns-2 counts no option bytes.
+        assert_eq!((ns2.data_header_bytes(), ns2.ack_bytes(0), ns2.ack_bytes(3)), (40, 40, 40));
+        // ns-3: 40 + 10 padded to 52 (a 1000-byte packet carries 948 bytes); ACKs 40 + (10 + 2 +
+        // 8n padded): 60, 68, 76 with 1, 2, 3 blocks.
+        assert_eq!(ns3.data_header_bytes(), 52);
+        assert_eq!((0..=3).map(|n| ns3.ack_bytes(n)).collect::<Vec<_>>(), vec![52, 60, 68, 76]);
+        // Without timestamps ns-3 pads 2 + 8n alone: 52, 60 with 1, 2 blocks; data 40.
+        let no_ts = TcpConfig { timestamps: false, ..ns3 };
+        assert_eq!((no_ts.data_header_bytes(), no_ts.ack_bytes(1), no_ts.ack_bytes(2)), (40, 52, 60));
+        // Linux: NOP, NOP, timestamps (12); NOP, NOP, SACK (4 + 8n): 64, 72, 80.
+        assert_eq!(linux.data_header_bytes(), 52);
+        assert_eq!((0..=3).map(|n| linux.ack_bytes(n)).collect::<Vec<_>>(), vec![52, 64, 72, 80]);
+    }
+
+    #[test]
+    fn windows_in_bytes_become_whole_segments() {
+        let [ns2, ns3, ns326, linux] = PROFILES.map(|p| TcpConfig::profile(p).unwrap());
+        // ns-3: 131072-byte buffers over 948-byte segments hold 138 of them (ns-3.26 alike).
+        assert_eq!((ns3.window_segments(948), ns326.window_segments(948)), (138, 138));
+        // Linux: the 3 MiB window (6 MiB tcp_rmem[2], half of it window) over 1448-byte
+        // segments: 2172; the 4 MiB send buffer does not bind first.
+        assert_eq!(linux.window_segments(1448), 3_145_728 / 1448);
+        // ns-2: window_ alone, unbounded unless set.
+        assert_eq!((ns2.window_segments(960), TcpConfig { rwnd: 20, ..ns2 }.window_segments(960)), (1 << 30, 20));
+        // The smallest bound wins, and a window below one segment still lets one out.
+        let small = TcpConfig { snd_buf_bytes: Some(10_000), ..TcpConfig::profile("ns3").unwrap() };
+        assert_eq!((small.window_segments(948), TcpConfig { rcv_wnd_bytes: Some(100), ..small }.window_segments(948)), (10, 1));
+    }
+
+    #[test]
+    fn resolve_applies_overrides_then_the_defaults_that_depend_on_them() {
+        let r = |profile: &str, json: &str| TcpConfig::resolve(profile, &serde_json::from_str(json).unwrap());
+        // ns-3: TcpNewReno halves BytesInFlight; TcpCubic and TcpDctcp use cwnd.
+        assert_eq!(r("ns3", "{}").unwrap().reduce_from, ReduceFrom::Pipe);
+        assert_eq!(r("ns3", r#"{"cc": "cubic"}"#).unwrap().reduce_from, ReduceFrom::Cwnd);
+        assert_eq!(r("ns3", r#"{"cc": "cubic", "reduce_from": "flight"}"#).unwrap().reduce_from, ReduceFrom::Flight);
+        assert_eq!(r("ns3.26", "{}").unwrap().reduce_from, ReduceFrom::Pipe);
+        assert_eq!((r("ns2-sack", "{}").unwrap().reduce_from, r("linux", "{}").unwrap().reduce_from), (ReduceFrom::Cwnd, ReduceFrom::Cwnd));
+        // Linux: HyStart lives in tcp_cubic only.
+        assert!(!r("linux", r#"{"cc": "newreno"}"#).unwrap().hystart);
+        assert!(r("linux", r#"{"cc": "newreno", "hystart": true}"#).unwrap().hystart);
+        assert!(r("bsd", "{}").unwrap_err().starts_with("profile: unknown TCP profile 'bsd'"));
+        assert!(r("ns3", r#"{"window": 3}"#).unwrap_err().starts_with("window: unknown TCP setting"));
     }
 
     #[test]
@@ -215,9 +439,17 @@ mod tests {
         let mut v = serde_json::to_value(TcpConfig::profile("linux").unwrap()).unwrap();
         v.as_object_mut().unwrap().remove("hystart");
         v.as_object_mut().unwrap().remove("rack");
+        v.as_object_mut().unwrap().remove("cubic_alpha");
+        v.as_object_mut().unwrap().remove("lost_retransmit");
+        for k in ["rcv_wnd_bytes", "snd_buf_bytes", "option_bytes", "rescue_retransmit"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
         let c: TcpConfig = serde_json::from_value(v).unwrap();
         assert!(!c.hystart);
         assert!(!c.rack);
+        assert_eq!(c.cubic_alpha, CubicAlpha::Rfc9438);
+        assert!(c.lost_retransmit);
+        assert_eq!((c.rcv_wnd_bytes, c.snd_buf_bytes, c.option_bytes, c.rescue_retransmit), (None, None, OptionBytes::Uncounted, false));
         c.validate().unwrap();
     }
 }

@@ -150,6 +150,18 @@ impl Scoreboard {
         f(pos, to);
     }
 
+    /// The highest un-SACKed segment in [una, max), if any.
+    pub fn highest_unsacked(&self, una: u64, max: u64) -> Option<u64> {
+        if una >= max {
+            return None;
+        }
+        match self.ranges.range(..max).next_back() {
+            // Ranges are non-adjacent, so the segment below the one ending at max is un-SACKed.
+            Some((&s, &e)) if e >= max => (s > una).then(|| s - 1),
+            _ => Some(max - 1),
+        }
+    }
+
     /// The highest SACKed segment + 1 (0 when nothing is SACKed).
     pub fn highest_sacked_end(&self) -> u64 {
         self.ranges.last_key_value().map_or(0, |(_, &e)| e)
@@ -214,5 +226,8 @@ mod tests {
         assert_eq!(gaps(3, 6), vec![]);
         assert_eq!(gaps(5, 5), vec![]);
         assert_eq!(sb.pipe_lost_below(0, 10, None, sb.lost_below(3)), sb.pipe(0, 10, None, 3));
+        // Highest un-SACKed: 10 SACKed up to the end leaves 6; a gap at the top is itself.
+        assert_eq!((sb.highest_unsacked(0, 10), sb.highest_unsacked(0, 12)), (Some(6), Some(11)));
+        assert_eq!((sb.highest_unsacked(7, 10), sb.highest_unsacked(3, 3)), (None, None));
     }
 }

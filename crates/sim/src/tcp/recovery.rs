@@ -1,0 +1,214 @@
+//! SACK loss recovery's arithmetic: which segment to send next (RFC 6675 §4 NextSeg), how much
+//! Proportional Rate Reduction lets out (RFC 6937 §3), and the bookkeeping of retransmissions
+//! that are themselves lost. The sender owns the state and calls these.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use aqm::Nanos;
+
+use super::scoreboard::Scoreboard;
+
+/// The retransmissions of one recovery, oldest first, and those found lost again (to be sent
+/// again; they are out of the pipe meanwhile).
+#[derive(Clone, Debug, Default)]
+pub struct Retransmissions {
+    /// (segment, snd_max when it was retransmitted, when).
+    sent: VecDeque<(u64, u64, Nanos)>,
+    relost: BTreeSet<u64>,
+}
+
+impl Retransmissions {
+    /// Segment `seq` was retransmitted at `now` while `snd_max` was the highest sent.
+    pub fn record(&mut self, seq: u64, snd_max: u64, now: Nanos) {
+        self.sent.push_back((seq, snd_max, now));
+    }
+
+    /// Retransmissions found lost and not yet sent again.
+    pub fn relost(&self) -> usize {
+        self.relost.len()
+    }
+
+    /// The oldest retransmission found lost, taken to be sent again.
+    pub fn take_relost(&mut self) -> Option<u64> {
+        self.relost.pop_first()
+    }
+
+    /// A retransmission is lost when DupThresh segments sent after it have been SACKed while
+    /// it has not (the test of Linux's tcp_mark_lost_retrans, before RACK).
+    pub fn detect_lost_by_dupthresh(&mut self, sb: &Scoreboard, dup_thresh: u64, una: u64) {
+        let highest = sb.highest_sacked_end();
+        while let Some(&(seq, sent_after, _)) = self.sent.front() {
+            if highest < sent_after + dup_thresh {
+                break;
+            }
+            self.sent.pop_front();
+            if seq >= una && !sb.is_sacked(seq) {
+                self.relost.insert(seq);
+            }
+        }
+        self.relost.retain(|&s| s >= una);
+    }
+
+    /// RACK's test for retransmissions (RFC 8985 §2.2: a lost retransmission is found the same
+    /// way as a lost original), oldest first: `verdict(seq, sent_at)` says whether it is
+    /// delivered or sent again since (`Gone`), lost (`Lost`), not yet decidable because RACK's
+    /// segment was not sent after it (`Stop`) or due at a later time (`Wait(deadline)`).
+    /// Returns whether one was marked lost and the latest deadline seen.
+    pub fn detect_lost_by_time(&mut self, una: u64, mut verdict: impl FnMut(u64, Nanos) -> Verdict) -> (bool, Nanos) {
+        let mut marked = false;
+        let mut latest = 0;
+        let mut i = 0;
+        while let Some(&(seq, _, ts)) = self.sent.get(i) {
+            match verdict(seq, ts) {
+                Verdict::Gone => {
+                    self.sent.remove(i);
+                }
+                Verdict::Stop => break,
+                Verdict::Lost => {
+                    self.sent.remove(i);
+                    self.relost.insert(seq);
+                    marked = true;
+                }
+                Verdict::Wait(remaining) => {
+                    latest = latest.max(remaining);
+                    i += 1;
+                }
+            }
+        }
+        self.relost.retain(|&s| s >= una);
+        (marked, latest)
+    }
+}
+
+/// The fate of a retransmission as RACK judges it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Gone,
+    Stop,
+    Lost,
+    /// Lost if not delivered within this much more time.
+    Wait(Nanos),
+}
+
+/// Proportional Rate Reduction (RFC 6937 §3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prr {
+    /// prr_delivered: data delivered to the receiver since the recovery started.
+    delivered: u64,
+    /// prr_out: data sent since the recovery started.
+    out: u64,
+    /// RecoverFS: the flight size when the recovery started.
+    recover_fs: u64,
+}
+
+impl Prr {
+    /// A recovery starts with `recover_fs` in flight; its fast retransmit is already counted.
+    pub fn start(recover_fs: u64) -> Self {
+        Prr { delivered: 0, out: 1, recover_fs }
+    }
+
+    /// One segment sent.
+    pub fn sent(&mut self) {
+        self.out += 1;
+    }
+
+    /// RFC 6937 §3: `delivered` more segments reached the receiver; returns the window for
+    /// this ACK, pipe + sndcnt: proportional while the pipe is above ssthresh, slow-start
+    /// reduction bound (PRR-SSRB) once it is below.
+    pub fn on_delivered(&mut self, delivered: u64, pipe: f64, ssthresh: f64) -> f64 {
+        self.delivered += delivered;
+        let sndcnt = if pipe > ssthresh {
+            (self.delivered as f64 * ssthresh / self.recover_fs.max(1) as f64).ceil() - self.out as f64
+        } else {
+            let limit = (self.delivered.saturating_sub(self.out)).max(delivered) as f64 + 1.0;
+            (ssthresh - pipe).min(limit)
+        };
+        pipe + sndcnt.max(0.0)
+    }
+}
+
+/// What RFC 6675 §4 NextSeg() picks, with the first choice given to a retransmission found
+/// lost again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextSeg {
+    /// A retransmission found lost: send it again.
+    Relost,
+    /// Rule 1: the first lost segment above HighRxt.
+    Lost(u64),
+    /// Rule 2: new data.
+    New,
+    /// Rule 3: an un-SACKed segment above HighRxt below the highest SACKed one.
+    Unsacked(u64),
+    /// Rule 4: the rescue retransmission of the highest un-SACKed segment, once per recovery.
+    Rescue(u64),
+}
+
+/// The inputs of NextSeg.
+#[derive(Clone, Copy, Debug)]
+pub struct NextSegInput {
+    pub una: u64,
+    pub snd_max: u64,
+    pub high_rxt: u64,
+    /// Un-SACKed segments below this are lost (DupThresh's rule or RACK's).
+    pub lost_end: u64,
+    /// Whether new data may be sent (the application has some and the receiver window allows).
+    pub new_allowed: bool,
+    /// Whether a retransmission found lost waits to be sent again.
+    pub relost: bool,
+    /// Whether rule 4 may be taken: configured, and not yet used in this recovery (its
+    /// RescueRxt is the RecoveryPoint, which no ACK of the recovery passes).
+    pub rescue: bool,
+}
+
+/// RFC 6675 §4 NextSeg().
+pub fn next_seg(sb: &Scoreboard, i: &NextSegInput) -> Option<NextSeg> {
+    let hole = sb.next_unsacked(i.una.max(i.high_rxt + 1), i.snd_max);
+    match hole {
+        _ if i.relost => Some(NextSeg::Relost),
+        Some(h) if h < i.lost_end => Some(NextSeg::Lost(h)),
+        _ if i.new_allowed => Some(NextSeg::New),
+        Some(h) if h < sb.highest_sacked_end() => Some(NextSeg::Unsacked(h)),
+        _ if i.rescue => sb.highest_unsacked(i.una, i.snd_max).map(NextSeg::Rescue),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prr_proportional_then_slow_start_bound() {
+        // RFC 6937 §3 by hand: RecoverFS 20, ssthresh 10. With the pipe at 17 (above
+        // ssthresh), the first delivery allows ceil(1·10/20) − 1 = 0 more; the second,
+        // ceil(2·10/20) − 1 = 0; the third ceil(1.5) − 1 = 1.
+        let mut p = Prr::start(20);
+        assert_eq!(p.on_delivered(1, 17.0, 10.0), 17.0);
+        assert_eq!(p.on_delivered(1, 16.0, 10.0), 16.0);
+        assert_eq!(p.on_delivered(1, 15.0, 10.0), 16.0);
+        // Below ssthresh: PRR-SSRB, min(ssthresh − pipe, max(prr_delivered − prr_out,
+        // DeliveredData) + 1) = min(10 − 8, max(3 − 1, 0) + 1) = 2.
+        assert_eq!(p.on_delivered(0, 8.0, 10.0), 10.0);
+    }
+
+    #[test]
+    fn next_seg_rules_in_order() {
+        // 0..10 sent, 1 and 2 lost, 3..=9 SACKed but 6: DupThresh's boundary is 7.
+        let mut sb = Scoreboard::default();
+        sb.add(3, 6);
+        sb.add(7, 10);
+        let base = NextSegInput { una: 0, snd_max: 10, high_rxt: 0, lost_end: 7, new_allowed: true, relost: false, rescue: false };
+        // HighRxt = 0 (the fast retransmit): rule 1 gives 1.
+        assert_eq!(next_seg(&sb, &base), Some(NextSeg::Lost(1)));
+        assert_eq!(next_seg(&sb, &NextSegInput { relost: true, ..base }), Some(NextSeg::Relost));
+        // Every hole retransmitted: new data (rule 2), else the hole at 6 is below the highest
+        // SACKed segment (rule 3) only if it is above HighRxt, which it is not here.
+        let done = NextSegInput { high_rxt: 6, ..base };
+        assert_eq!(next_seg(&sb, &done), Some(NextSeg::New));
+        assert_eq!(next_seg(&sb, &NextSegInput { new_allowed: false, ..done }), None);
+        let rule3 = NextSegInput { lost_end: 0, new_allowed: false, high_rxt: 2, ..base };
+        assert_eq!(next_seg(&sb, &rule3), Some(NextSeg::Unsacked(6)));
+        // Rule 4 when 1-3 fail: the highest un-SACKed segment (6: 7..10 are SACKed).
+        assert_eq!(next_seg(&sb, &NextSegInput { new_allowed: false, rescue: true, ..done }), Some(NextSeg::Rescue(6)));
+    }
+}

@@ -1,0 +1,709 @@
+//! Hand-worked ACK traces of the TCP sender: each test drives it through a sequence of ACKs
+//! and timers worked out from the RFC or stack it follows, and checks what it sends and sets.
+
+use super::*;
+use crate::tcp::params::TcpConfig;
+
+const MS: Nanos = 1_000_000;
+/// Payload of a test segment (the window bounds in bytes are far from binding here).
+const MSS: u32 = 948;
+
+/// ns-2 Sack1 without SACK: plain NewReno, per-ACK growth, 1 ms tick.
+fn newreno() -> TcpConfig {
+    TcpConfig { sack: false, clock_granularity_ns: MS, initial_rto_ns: 1000 * MS, ..TcpConfig::profile("ns2-sack").unwrap() }
+}
+
+fn ack(a: u64) -> AckIn<'static> {
+    AckIn { ack: a, sack: &[], ece: false, echo: 0 }
+}
+
+fn seqs(v: &[Segment]) -> Vec<u64> {
+    v.iter().map(|s| s.seq).collect()
+}
+
+/// A sender that has sent segments 0..w at time 0 with cwnd = ssthresh = w.
+fn with_window(cfg: &TcpConfig, w: u64) -> (TcpSender, Vec<Segment>) {
+    let mut s = TcpSender::new(cfg, None, MSS);
+    s.cwnd = w as f64;
+    s.ssthresh = w as f64;
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    assert_eq!(out.len() as u64, w);
+    out.clear();
+    (s, out)
+}
+
+#[test]
+fn slow_start_doubles_per_round() {
+    let mut s = TcpSender::new(&newreno(), None, MSS);
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    assert_eq!(seqs(&out), vec![0, 1]);
+    out.clear();
+    s.on_ack(100 * MS, &ack(1), &mut out);
+    assert_eq!(seqs(&out), vec![2, 3]);
+    out.clear();
+    s.on_ack(100 * MS, &ack(2), &mut out);
+    assert_eq!(seqs(&out), vec![4, 5]);
+    assert_eq!(s.cwnd, 4.0);
+    // First RTT sample (segment 0, 100 ms) gives RTO = 100 + 4·50 = 300 ms.
+    assert_eq!(s.rtt.rto(), 300 * MS);
+    assert_eq!(s.timers.rto, Some(400 * MS));
+}
+
+#[test]
+fn newreno_fast_retransmit_and_partial_ack() {
+    let cfg = TcpConfig { reduce_from: ReduceFrom::Flight, ..newreno() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    // Segments 0 and 3 are lost: 1, 2 arrive and produce duplicate ACKs for 0, then 4..9.
+    s.on_ack(MS, &ack(0), &mut out);
+    s.on_ack(MS, &ack(0), &mut out);
+    assert!(out.is_empty());
+    s.on_ack(MS, &ack(0), &mut out);
+    // Third dup ACK: ssthresh = flight 10 / 2 = 5, retransmit 0, cwnd = 5 + 3 = 8.
+    assert_eq!(out, vec![Segment { seq: 0, retransmit: true, cwr: false }]);
+    assert_eq!((s.ssthresh, s.cwnd), (5.0, 8.0));
+    out.clear();
+    // Three more dups inflate to 11 > flight 10: segment 10 goes out.
+    for _ in 0..3 {
+        s.on_ack(MS, &ack(0), &mut out);
+    }
+    assert_eq!(seqs(&out), vec![10]);
+    out.clear();
+    // Partial ACK up to 3: retransmit 3; cwnd = 11 − 3 + 1 = 9, which with a flight of
+    // 11 − 3 = 8 also lets new segment 11 out.
+    s.on_ack(2 * MS, &ack(3), &mut out);
+    assert_eq!(seqs(&out), vec![3, 11]);
+    assert!(out[0].retransmit && !out[1].retransmit);
+    assert_eq!(s.cwnd, 9.0);
+    out.clear();
+    // Full ACK (covers snd_max at detection, 10): exit with min(ssthresh 5, flight 2 + 1).
+    s.on_ack(3 * MS, &ack(10), &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!(s.cwnd, 3.0);
+    assert_eq!((s.stats.fast_recoveries, s.stats.retransmits), (1, 2));
+}
+
+#[test]
+fn ns2_halves_the_window_not_the_flight() {
+    let (mut s, mut out) = with_window(&newreno(), 10);
+    s.cwnd = 16.0; // window larger than the flight of 10
+    for _ in 0..3 {
+        s.on_ack(MS, &ack(0), &mut out);
+    }
+    assert_eq!(s.ssthresh, 8.0);
+}
+
+#[test]
+fn timeout_goes_back_n_with_loss_window() {
+    let mut s = TcpSender::new(&newreno(), Some(4), MSS);
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    out.clear();
+    let d = s.timers.rto.unwrap();
+    assert_eq!(d, 1000 * MS);
+    s.on_timeout(d, &mut out);
+    assert_eq!(out, vec![Segment { seq: 0, retransmit: true, cwr: false }]);
+    assert_eq!((s.cwnd, s.ssthresh, s.stats.timeouts), (1.0, 2.0, 1));
+    // Backed off to 2 s.
+    assert_eq!(s.timers.rto, Some(d + 2000 * MS));
+    // The retransmission is lost too: back off again, ssthresh held (RFC 5681 §3.1).
+    s.on_timeout(d + 2000 * MS, &mut out);
+    assert_eq!((s.cwnd, s.ssthresh, s.stats.timeouts), (1.0, 2.0, 2));
+    assert_eq!(s.timers.rto, Some(d + 6000 * MS));
+    out.clear();
+    s.on_ack(d + 2010 * MS, &ack(2), &mut out);
+    s.on_ack(d + 2020 * MS, &ack(4), &mut out);
+    assert!(s.is_complete());
+    assert_eq!(s.timers.rto, None);
+}
+
+fn sacks(s: &mut TcpSender, now: Nanos, ks: std::ops::RangeInclusive<u64>, out: &mut Vec<Segment>) {
+    for k in ks {
+        s.on_ack(now, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, out);
+    }
+}
+
+/// `cfg` without PRR (ns-3: SACK, limited transmit): segments 0..10 sent with cwnd 10; 0 is
+/// lost and 1..=11 are SACKed one per ACK; returns the sender after those ACKs and what it
+/// sent.
+fn ns3_head_loss(cfg: TcpConfig) -> (TcpSender, Vec<Segment>) {
+    let cfg = TcpConfig { prr: false, ..cfg };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    sacks(&mut s, MS, 1..=3, &mut out);
+    assert!(s.in_recovery());
+    let sent = out.clone();
+    out.clear();
+    sacks(&mut s, 2 * MS, 4..=11, &mut out);
+    (s, [sent, out].concat())
+}
+
+#[test]
+fn ns3_halves_the_sack_pipe_on_fast_retransmit_and_timeout() {
+    // ns-3.44 TcpSocketBase::EnterRecovery and ReTxTimeout pass BytesInFlight() (sent −
+    // SACKed − lost + retransmitted) to TcpNewReno::GetSsThresh = max(2, in flight / 2).
+    // By hand: the first two duplicate ACKs let 10 and 11 out (limited transmit); the third
+    // SACKs 1..=3, so 0 is lost: 12 sent − 3 SACKed − 1 lost = 8 in flight, ssthresh = cwnd =
+    // 4 (FlightSize would give 6).
+    let (mut s, out) = ns3_head_loss(TcpConfig::profile("ns3").unwrap());
+    assert_eq!(seqs(&out), vec![10, 11, 0, 12, 13, 14]);
+    // The pipe after the fast retransmit is 9 and falls by one per SACK; from the SACK of 9
+    // it is 3 < cwnd, and each of the last three SACKs lets one new segment out (12, 13, 14).
+    assert_eq!((s.ssthresh, s.cwnd), (4.0, 4.0));
+    // The retransmission of 0 is lost and no more ACKs come: at the timeout 12, 13, 14 and
+    // the retransmission are in flight (1..=11 SACKed, 0 retransmitted): ssthresh = 4 / 2.
+    let d = s.timers.rto.unwrap();
+    let mut out = Vec::new();
+    s.on_timeout(d, &mut out);
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.window_raising_responses), (2.0, 1.0, 0));
+}
+
+#[test]
+fn flightsize_rule_raises_the_window_and_the_invariant_counts_it() {
+    // The same losses halving FlightSize (snd_max − snd_una): ssthresh = cwnd = 12 / 2 = 6 at
+    // the fast retransmit; the pipe falls by one per SACK and from the SACK of 7 each one
+    // lets a new segment out (12..=16). At the timeout FlightSize is 17: ssthresh 8.5, above
+    // the window of 6 in force: a "reduction" that raises the window, counted.
+    let (mut s, out) = ns3_head_loss(TcpConfig { reduce_from: ReduceFrom::Flight, ..TcpConfig::profile("ns3").unwrap() });
+    assert_eq!(seqs(&out), vec![10, 11, 0, 12, 13, 14, 15, 16]);
+    assert_eq!(s.cwnd, 6.0);
+    let d = s.timers.rto.unwrap();
+    s.on_timeout(d, &mut Vec::new());
+    assert_eq!((s.ssthresh, s.stats.window_raising_responses), (8.5, 1));
+}
+
+#[test]
+fn ns3_ece_halves_the_sack_pipe() {
+    // ns-3.44 EnterCwr: GetSsThresh(BytesInFlight()). An ECE on the ACK that SACKs 1 and 2 of
+    // 0..10: 8 in flight (nothing lost yet), ssthresh 4 (FlightSize would give 5).
+    let cfg = TcpConfig { ecn: EcnMode::Classic, ..TcpConfig::profile("ns3").unwrap() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 3)], ece: true, echo: 0 }, &mut out);
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.ecn_reductions), (4.0, 4.0, 1));
+}
+
+#[test]
+fn ns3_26_halves_rfc4898_pipe_without_sack() {
+    // ns-3.26 FastRetransmit: GetSsThresh(BytesInFlight()) with BytesInFlight = (nextTx −
+    // una) + (retransmissions − duplicate ACKs) = 12 + 0 − 3 = 9 after limited transmit sent
+    // 10 and 11: ssthresh 4.5, cwnd = ssthresh + 3 = 7.5 (FlightSize: 6 and 9).
+    let (mut s, mut out) = with_window(&TcpConfig::profile("ns3.26").unwrap(), 10);
+    for _ in 0..3 {
+        s.on_ack(MS, &ack(0), &mut out);
+    }
+    assert_eq!(seqs(&out), vec![10, 11, 0]);
+    assert_eq!((s.ssthresh, s.cwnd), (4.5, 7.5));
+}
+
+#[test]
+fn after_a_timeout_sacked_segments_are_not_resent_when_kept() {
+    for keep in [true, false] {
+        let cfg = TcpConfig { keep_sack_on_rto: keep, reduce_from: ReduceFrom::Flight, ..newreno() };
+        let cfg = TcpConfig { sack: true, ..cfg };
+        let (mut s, mut out) = with_window(&cfg, 6);
+        // 0 and 1 lost; 2..=5 SACKed (too few dup ACKs to recover: the timer fires).
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(2, 4)], ece: false, echo: 0 }, &mut out);
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(2, 6)], ece: false, echo: 0 }, &mut out);
+        out.clear();
+        s.cwnd = 1.0; // as the timeout leaves it; then the loss window grows per ACK
+        let d = s.timers.rto.unwrap();
+        s.on_timeout(d, &mut out);
+        assert_eq!(seqs(&out), vec![0]);
+        out.clear();
+        s.on_ack(d + MS, &ack(1), &mut out);
+        // Slow start: cwnd 2. Kept scoreboard: only 1 is missing below snd_max, then new data.
+        let want: Vec<u64> = if keep { vec![1, 6] } else { vec![1, 2] };
+        assert_eq!(seqs(&out), want, "keep_sack_on_rto = {keep}");
+    }
+}
+
+fn sack_cfg(prr: bool) -> TcpConfig {
+    TcpConfig { prr, reduce_from: ReduceFrom::Flight, clock_granularity_ns: MS, ..TcpConfig::profile("ns2-sack").unwrap() }
+}
+
+#[test]
+fn sack_recovers_two_holes_in_one_round_trip() {
+    let (mut s, mut out) = with_window(&sack_cfg(false), 10);
+    // Segments 2 and 5 are lost. ACKs: 1, 2, then dup ACKs SACKing 3, 4, 6, 7, 8, 9.
+    s.on_ack(MS, &ack(1), &mut out);
+    s.on_ack(MS, &ack(2), &mut out);
+    out.clear();
+    let blocks = [(3, 4), (3, 5), (3, 5)];
+    s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[blocks[0]], ece: false, echo: 0 }, &mut out);
+    s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[blocks[1]], ece: false, echo: 0 }, &mut out);
+    assert!(!s.in_recovery());
+    s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[(6, 7), (3, 5)], ece: false, echo: 0 }, &mut out);
+    // Third dup ACK with 3 SACKed above 2: recovery. The two new ACKs grew cwnd past 10 and
+    // let segments 10 and 11 out, so the flight is 12 − 2 = 10: ssthresh = cwnd = 5, and
+    // the fast retransmit of 2.
+    assert!(s.in_recovery());
+    assert_eq!(s.ssthresh, 5.0);
+    assert_eq!(out[0], Segment { seq: 2, retransmit: true, cwr: false });
+    out.clear();
+    // SACK of 7: only 6 and 7 lie above 5, so it is not yet lost (pipe 6 > cwnd 5).
+    s.on_ack(3 * MS, &AckIn { ack: 2, sack: &[(6, 8), (3, 5)], ece: false, echo: 0 }, &mut out);
+    // SACK of 8: 5 is lost; pipe = 5 un-SACKed − 2 lost + 1 retransmitted = 4 < cwnd 5,
+    // so NextSeg rule 1 retransmits 5.
+    s.on_ack(3 * MS, &AckIn { ack: 2, sack: &[(6, 9), (3, 5)], ece: false, echo: 0 }, &mut out);
+    let all: Vec<u64> = out.iter().filter(|s| s.retransmit).map(|s| s.seq).collect();
+    assert_eq!(all, vec![5]);
+    out.clear();
+    // A cumulative ACK to 10 is partial (the recovery point is 12) ...
+    s.on_ack(5 * MS, &ack(10), &mut out);
+    assert!(s.in_recovery());
+    // ... and one to 12 ends recovery with cwnd = ssthresh.
+    s.on_ack(5 * MS, &ack(12), &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!(s.cwnd, 5.0);
+    assert_eq!((s.stats.timeouts, s.stats.fast_recoveries, s.stats.retransmits), (0, 1, 2));
+}
+
+/// Segment 0 and its retransmission lost, three later segments SACKed: the retransmission
+/// is sent again at once (Linux's tcp_mark_lost_retrans) or not (ns-2, ns-3, RFC 6675).
+fn lost_retransmission(cfg: &TcpConfig) -> (TcpSender, Vec<Segment>) {
+    let (mut s, mut out) = with_window(cfg, 10);
+    // Segment 0 lost: dup ACKs SACK 1, 2, 3 and recovery retransmits 0 (snd_max 10).
+    for k in 1..=3u64 {
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, &mut out);
+    }
+    assert_eq!(out.iter().filter(|s| s.retransmit).map(|s| s.seq).collect::<Vec<_>>(), vec![0]);
+    out.clear();
+    // The rest of the window is SACKed and the pipe lets new segments 10.. out.
+    for k in 4..=9u64 {
+        s.on_ack(2 * MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, &mut out);
+    }
+    let new: Vec<u64> = out.iter().filter(|s| !s.retransmit).map(|s| s.seq).collect();
+    assert!(new.len() >= 3, "{new:?}");
+    out.clear();
+    // The retransmission of 0 is lost too; three segments sent after it (10, 11, 12) are
+    // SACKed while 0 is not.
+    s.on_ack(3 * MS, &AckIn { ack: 0, sack: &[(1, 13)], ece: false, echo: 0 }, &mut out);
+    (s, out)
+}
+
+#[test]
+fn a_lost_retransmission_is_sent_again_without_a_timeout() {
+    // With the test of Linux's tcp_mark_lost_retrans: 0 is sent again at once, no timeout.
+    let (s, out) = lost_retransmission(&TcpConfig { lost_retransmit: true, ..sack_cfg(false) });
+    assert_eq!(out.iter().filter(|s| s.retransmit).map(|s| s.seq).collect::<Vec<_>>(), vec![0]);
+    assert_eq!(s.stats.timeouts, 0);
+    assert!(s.in_recovery());
+}
+
+#[test]
+fn ns2_sack1_leaves_a_lost_retransmission_to_the_timeout() {
+    // ns-2's Sack1 retransmits a hole once per recovery (its scoreboard's retran flag stays
+    // set) and RFC 6675 §5 has no rule to find the retransmission lost: nothing is resent,
+    // the RTO repairs it.
+    let (mut s, out) = lost_retransmission(&sack_cfg(false));
+    assert!(out.iter().all(|g| !g.retransmit), "{out:?}");
+    let d = s.timers.rto.unwrap();
+    let mut out = Vec::new();
+    s.on_timer(d, &mut out);
+    assert_eq!((out[0], s.stats.timeouts), (Segment { seq: 0, retransmit: true, cwr: false }, 1));
+}
+
+#[test]
+fn newreno_full_ack_of_everything_leaves_two_segments() {
+    // RFC 6582 §3.2 step 3: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS). Segment 0
+    // of 0..10 lost, nine duplicate ACKs (cwnd 5 + 3 + 6 = 14 lets 10..13 out), then the ACK
+    // of the retransmission covers everything sent before the recovery and the four new
+    // segments, when their ACKs come together: FlightSize 0, cwnd = min(5, 1 + 1) = 2.
+    let cfg = TcpConfig { reduce_from: ReduceFrom::Flight, ..newreno() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    for _ in 0..9 {
+        s.on_ack(MS, &ack(0), &mut out);
+    }
+    assert_eq!(seqs(&out), vec![0, 10, 11, 12, 13]);
+    out.clear();
+    s.on_ack(2 * MS, &ack(14), &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!((s.ssthresh, s.cwnd), (5.0, 2.0));
+}
+
+#[test]
+fn rescue_retransmission_repairs_a_lost_tail_once_per_recovery() {
+    // A 10-segment transfer (no new data to send), 0 and 9 lost, 1..=8 SACKed one per ACK;
+    // ssthresh = cwnd = 5 at the fast retransmit of 0 (SACK of 3). By hand, the pipe is 7
+    // then falls by one per SACK; at the SACK of 6 it is 4 (7, 8, 9 and the retransmission):
+    // rule 1 has no lost segment above HighRxt (the DupThresh boundary is 4), rule 2 no new
+    // data, rule 3 no hole below the highest SACKed segment, so RFC 6675 rule 4 retransmits
+    // the highest un-SACKed segment, 9, once. Off (every profile): 9 waits for the RTO.
+    for rescue in [true, false] {
+        let cfg = TcpConfig { rescue_retransmit: rescue, ..sack_cfg(false) };
+        let mut s = TcpSender::new(&cfg, Some(10), MSS);
+        s.cwnd = 10.0;
+        s.ssthresh = 10.0;
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        out.clear();
+        let mut resent = Vec::new();
+        for k in 1..=8u64 {
+            s.on_ack(MS * k, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, &mut out);
+            resent.extend(out.drain(..).map(|g| (k, g.seq, g.retransmit)));
+        }
+        let want = if rescue { vec![(3, 0, true), (6, 9, true)] } else { vec![(3, 0, true)] };
+        assert_eq!(resent, want, "rescue {rescue}");
+        assert_eq!(s.ssthresh, 5.0);
+    }
+}
+
+#[test]
+fn prr_spreads_the_reduction_over_the_round_trip() {
+    // 20 in flight, segment 0 lost, every later ACK SACKs one more segment.
+    let (mut s, mut out) = with_window(&sack_cfg(true), 20);
+    let mut sent_per_ack = Vec::new();
+    for k in 1..=19u64 {
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, &mut out);
+        sent_per_ack.push(out.iter().filter(|s| !s.retransmit).count());
+        out.clear();
+    }
+    // RFC 6937 by hand: recovery starts at the 3rd ACK (ssthresh 10, RecoverFS 20, the fast
+    // retransmit counted in prr_out, pipe 17). While pipe > ssthresh a new segment goes out
+    // when ceil(prr_delivered·10/20) − prr_out turns positive, i.e. for every second
+    // delivery (ACKs 5, 7, 9, 11, 13); the pipe reaches ssthresh at ACK 15, after which
+    // PRR-SSRB sends one segment per delivery to hold it there.
+    assert_eq!(s.ssthresh, 10.0);
+    assert_eq!(sent_per_ack, vec![0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 1]);
+}
+
+#[test]
+fn limited_transmit_sends_on_the_first_two_dupacks() {
+    let cfg = TcpConfig { limited_transmit: true, ..newreno() };
+    let (mut s, mut out) = with_window(&cfg, 4);
+    s.on_ack(MS, &ack(0), &mut out);
+    assert_eq!(seqs(&out), vec![4]);
+    s.on_ack(MS, &ack(0), &mut out);
+    assert_eq!(seqs(&out), vec![4, 5]);
+    s.on_ack(MS, &ack(0), &mut out);
+    // The third enters recovery: retransmission, no further limited transmit.
+    assert_eq!(out.last().unwrap(), &Segment { seq: 0, retransmit: true, cwr: false });
+}
+
+#[test]
+fn ece_reduces_once_per_window_without_retransmitting() {
+    let cfg = TcpConfig { ecn: EcnMode::Classic, reduce_from: ReduceFrom::Flight, ..newreno() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    s.on_ack(MS, &AckIn { ack: 1, sack: &[], ece: true, echo: 0 }, &mut out);
+    // Halved from the flight of 10 (the ACK was read after the cut), no retransmission;
+    // the first new segment carries CWR.
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.ecn_reductions, s.stats.retransmits), (5.0, 5.0, 1, 0));
+    out.clear();
+    s.on_ack(2 * MS, &AckIn { ack: 6, sack: &[], ece: true, echo: 0 }, &mut out);
+    assert_eq!(s.stats.ecn_reductions, 1, "a second ECE in the same window is ignored");
+    assert!(out[0].cwr && out.iter().skip(1).all(|s| !s.cwr));
+    // Past the window (snd_max was 10 at the cut), ECE reduces again.
+    s.on_ack(3 * MS, &AckIn { ack: 11, sack: &[], ece: true, echo: 0 }, &mut out);
+    assert_eq!(s.stats.ecn_reductions, 2);
+}
+
+/// An ideal path for HyStart: one ACK per segment, the ACK of segment `s` sent at `sent`
+/// arriving at `arrive(s, sent, arrival of the previous ACK)`. The sender starts at 0 and
+/// the first `n` ACKs are taken in order; returns the sender and, per ACK, (arrival,
+/// cwnd before it, ssthresh after it).
+fn drive(cfg: &TcpConfig, n: usize, arrive: impl Fn(u64, Nanos, Nanos) -> Nanos) -> (TcpSender, Vec<(Nanos, f64, f64)>) {
+    let mut s = TcpSender::new(cfg, None, MSS);
+    let mut out = Vec::new();
+    let (mut sent, mut arrival): (Vec<Nanos>, Vec<Nanos>) = (Vec::new(), Vec::new());
+    let mut log = Vec::new();
+    let mut now = 0;
+    s.start(now, &mut out);
+    for k in 0..=n {
+        for seg in out.drain(..) {
+            assert!(!seg.retransmit && seg.seq as usize == sent.len());
+            let prev = arrival.last().copied().unwrap_or(0);
+            sent.push(now);
+            arrival.push(arrive(seg.seq, now, prev).max(prev));
+        }
+        if k == n {
+            break;
+        }
+        now = arrival[k];
+        let cwnd = s.cwnd;
+        s.on_ack(now, &AckIn { ack: k as u64 + 1, sack: &[], ece: false, echo: sent[k] }, &mut out);
+        log.push((now, cwnd, s.ssthresh));
+    }
+    (s, log)
+}
+
+/// Linux's TCP with HyStart on or off and an initial window `iw`.
+fn hystart_cfg(on: bool, iw: u32) -> TcpConfig {
+    TcpConfig { hystart: on, initial_cwnd: iw, ..TcpConfig::profile("linux").unwrap() }
+}
+
+/// The first ACK (1-based) after which ssthresh is finite, with that ssthresh.
+fn first_exit(log: &[(Nanos, f64, f64)]) -> Option<(usize, f64)> {
+    log.iter().position(|l| l.2.is_finite()).map(|i| (i + 1, log[i].2))
+}
+
+#[test]
+fn hystart_delay_exit_in_the_round_whose_rtt_rises() {
+    // IW 16, 100 ms RTT, every burst's ACKs arriving together (no train). With one
+    // segment per ACK and +1 per ACK the rounds are: ACKs 1-16 (segments 0-15, end_seq
+    // 16), ACKs 17-48 (end_seq 48), ACKs 49-112. From segment 48 on, the RTT is 100 ms +
+    // η (12.5 ms) + 1 ns: the third round's ninth ACK, ACK 57, exits, with ssthresh = cwnd
+    // = 16 + 56 = 72 before that ACK grows it.
+    let eta = 12_500_000;
+    let path = |rise: Nanos| move |s: u64, sent: Nanos, _: Nanos| sent + 100 * MS + if s >= 48 { rise } else { 0 };
+    let (s, log) = drive(&hystart_cfg(true, 16), 300, path(eta + 1));
+    assert_eq!(first_exit(&log), Some((57, 72.0)));
+    assert_eq!(log[56].1, 72.0, "ssthresh is the window before the exit ACK");
+    assert_eq!((s.stats.hystart_exits, s.hystart_exit()), (1, Some(Exit::Delay)));
+    assert_eq!(s.stats.timeouts + s.stats.fast_recoveries, 0);
+    // A rise of exactly η is not enough (Linux compares strictly): slow start goes on.
+    let (s, log) = drive(&hystart_cfg(true, 16), 300, path(eta));
+    assert_eq!((first_exit(&log), s.stats.hystart_exits), (None, 0));
+    assert_eq!(s.cwnd, 16.0 + 300.0);
+    // Off: the same path never leaves slow start.
+    let (s, log) = drive(&hystart_cfg(false, 16), 300, path(eta + 1));
+    assert_eq!((first_exit(&log), s.hystart_exit()), (None, None));
+}
+
+#[test]
+fn hystart_ack_train_exit_past_half_the_min_rtt() {
+    // A bottleneck of one segment per ms and 100 ms base RTT: each ACK comes 1 ms after the
+    // previous one or 100 ms after its segment left. Rounds as above; the third (ACKs
+    // 49-112) starts at 300 ms with a continuous train, and its ACK at 351 ms, the first
+    // past delay_min/2 = 50 ms, exits: ACK 100, cwnd 16 + 99 = 115. The round minimum
+    // stays at the 100 ms base, so the delay detector is quiet.
+    let path = |_: u64, sent: Nanos, prev: Nanos| (sent + 100 * MS).max(prev + MS);
+    let (s, log) = drive(&hystart_cfg(true, 16), 300, path);
+    assert_eq!(first_exit(&log), Some((100, 115.0)));
+    assert_eq!(log[99].0, 351 * MS);
+    assert_eq!(s.hystart_exit(), Some(Exit::AckTrain));
+    let (_, log) = drive(&hystart_cfg(false, 16), 300, path);
+    assert_eq!(first_exit(&log), None);
+}
+
+#[test]
+fn hystart_waits_for_sixteen_segments() {
+    // IW 2 over a 10 ms path with a bottleneck of one segment per ms: delay_min/2 = 5 ms,
+    // and the third round's ACKs (7-14, at 30-37 ms) already form a 7 ms train, which
+    // would end slow start at ACK 13 with cwnd 14. HyStart waits for cwnd 16 (ACK 15, at
+    // 40 ms, opens its first round) and exits on that round's train at 46 ms: ACK 21,
+    // cwnd 1 + 21 = 22.
+    let path = |_: u64, sent: Nanos, prev: Nanos| (sent + 10 * MS).max(prev + MS);
+    let (s, log) = drive(&hystart_cfg(true, 2), 100, path);
+    assert_eq!(log[6..14].iter().map(|l| l.0 / MS).collect::<Vec<_>>(), (30..38).collect::<Vec<_>>());
+    assert_eq!((log[12].1, log[14].1), (14.0, 16.0));
+    assert_eq!(first_exit(&log), Some((21, 22.0)));
+    assert_eq!(log[20].0, 46 * MS);
+    assert_eq!(s.hystart_exit(), Some(Exit::AckTrain));
+}
+
+#[test]
+fn a_timeout_rearms_hystart() {
+    let path = |s: u64, sent: Nanos, _: Nanos| sent + 100 * MS + if s >= 48 { 20 * MS } else { 0 };
+    let (mut s, log) = drive(&hystart_cfg(true, 16), 100, path);
+    assert_eq!(first_exit(&log), Some((57, 72.0)));
+    let mut out = Vec::new();
+    let t = log.last().unwrap().0 + s.rtt.rto();
+    s.on_timeout(t, &mut out);
+    assert_eq!((s.cwnd, s.hystart_exit(), s.stats.hystart_exits), (1.0, None, 1));
+    let h = s.hystart.as_ref().unwrap();
+    assert_eq!((h.delay_min(), h.round_end()), (0, s.snd_max));
+}
+
+/// Linux's TCP (CUBIC, SACK, PRR, limited transmit, timestamps) with RACK-TLP on or off.
+fn rack_cfg(on: bool) -> TcpConfig {
+    TcpConfig { rack: on, hystart: false, ..TcpConfig::profile("linux").unwrap() }
+}
+
+fn sack_ack(a: u64, sack: &[(u64, u64)], echo: Nanos) -> AckIn<'_> {
+    AckIn { ack: a, sack, ece: false, echo }
+}
+
+/// Segments 0..10 sent at 0 over a 100 ms path, one ACK per ms from 100 ms; segment 8,
+/// the second-to-last of the burst, is lost. Returns the sender after the ACKs of 0..=7
+/// and the first SACK (of 9, at 109 ms), with the new segments sent meanwhile and when.
+fn loss_among_the_last_two(rack: bool) -> (TcpSender, Vec<(u64, Nanos)>) {
+    let (mut s, mut out) = with_window(&rack_cfg(rack), 10);
+    let mut sent = Vec::new();
+    for k in 0..8u64 {
+        s.on_ack((100 + k) * MS, &sack_ack(k + 1, &[], 0), &mut out);
+        sent.extend(out.drain(..).map(|seg| (seg.seq, (100 + k) * MS)));
+    }
+    s.on_ack(109 * MS, &sack_ack(8, &[(9, 10)], 0), &mut out);
+    sent.extend(out.drain(..).map(|seg| (seg.seq, 109 * MS)));
+    assert!(sent.iter().all(|&(q, _)| q >= 10), "only new data so far: {sent:?}");
+    assert!(!s.in_recovery());
+    (s, sent)
+}
+
+#[test]
+fn rack_starts_recovery_a_quarter_min_rtt_after_the_first_sack() {
+    // RFC 8985 §6.2: segment 9 (sent at 0, like 8 but later in sequence) is delivered at
+    // 109 ms, so RACK.rtt = 109 ms; one SACKed segment is below DupThresh, so reo_wnd =
+    // min_RTT/4 = 25 ms (min_RTT 100 ms from segment 0). Segment 8 is lost at 0 + 109 +
+    // 25 = 134 ms, the first SACK's arrival + min_RTT/4: the reordering timer.
+    let (mut s, _) = loss_among_the_last_two(true);
+    assert_eq!(s.next_timer(), Some(134 * MS));
+    assert!(s.timers.rto.unwrap() > 134 * MS && s.timers.probe.is_none());
+    let mut out = Vec::new();
+    s.on_timer(134 * MS, &mut out);
+    assert!(s.in_recovery());
+    assert_eq!(out[0], Segment { seq: 8, retransmit: true, cwr: false });
+    assert_eq!((s.stats.fast_recoveries, s.stats.timeouts), (1, 0));
+}
+
+#[test]
+fn dupthresh_starts_that_recovery_a_round_trip_later() {
+    // Without RACK the burst yields a single duplicate ACK (109 ms); the next two come
+    // from the new segments the ACKs of 0..=7 let out (at 100 and 101 ms, ACKed at 200 and
+    // 201 ms): recovery at 201 ms, 67 ms after RACK's 134 ms.
+    let (mut s, sent) = loss_among_the_last_two(false);
+    assert_eq!(s.next_timer(), s.timers.rto);
+    let mut out = Vec::new();
+    let mut start = None;
+    assert_eq!(sent[..3], [(10, 100 * MS), (11, 101 * MS), (12, 102 * MS)]);
+    for &(q, t) in &sent {
+        s.on_ack(t + 100 * MS, &sack_ack(8, &[(9, 10), (10, q + 1)], t), &mut out);
+        if s.in_recovery() {
+            start = Some((q, t + 100 * MS));
+            break;
+        }
+    }
+    assert_eq!(start, Some((11, 201 * MS)));
+    assert_eq!(out.iter().find(|g| g.retransmit).map(|g| g.seq), Some(8));
+}
+
+#[test]
+fn rack_marks_a_hole_lost_at_once_below_dupthresh_sacked_segments() {
+    // Segment 0 is delivered at 100 ms (min_RTT = SRTT = 100 ms), segment 1 is lost and
+    // 2, 3, 4 are SACKed at 102, 103, 104 ms. The first two SACKs arm the reordering timer
+    // (0 + 102 + 25, then 0 + 103 + 25 ms); with the third, three SACKed segments reach
+    // DupThresh, reo_wnd is 0 (§6.2 step 4) and 1 is lost at once.
+    let (mut s, mut out) = with_window(&rack_cfg(true), 10);
+    s.on_ack(100 * MS, &sack_ack(1, &[], 0), &mut out);
+    s.on_ack(102 * MS, &sack_ack(1, &[(2, 3)], 0), &mut out);
+    assert_eq!(s.next_timer(), Some(127 * MS));
+    s.on_ack(103 * MS, &sack_ack(1, &[(2, 4)], 0), &mut out);
+    assert_eq!(s.next_timer(), Some(128 * MS));
+    assert!(!s.in_recovery());
+    out.clear();
+    s.on_ack(104 * MS, &sack_ack(1, &[(2, 5)], 0), &mut out);
+    assert!(s.in_recovery());
+    assert_eq!(out[0], Segment { seq: 1, retransmit: true, cwr: false });
+    // Only 1 is lost: segments 5..9, sent at 0 like 4 but later in sequence, are not before
+    // RACK's segment (4), so they stay in flight and the timer is off.
+    assert_eq!(s.rack.as_ref().unwrap().lost_below, 2);
+    assert_eq!(s.next_timer(), s.timers.rto);
+}
+
+#[test]
+fn rack_finds_a_lost_retransmission_without_a_timeout() {
+    for rack in [true, false] {
+        let (mut s, mut out) = with_window(&rack_cfg(rack), 10);
+        // Segment 0 lost: recovery on the third SACK (103 ms) retransmits it.
+        for k in 1..=3u64 {
+            s.on_ack((100 + k) * MS, &sack_ack(0, &[(1, 1 + k)], 0), &mut out);
+        }
+        assert_eq!(out.iter().filter(|g| g.retransmit).map(|g| g.seq).collect::<Vec<_>>(), vec![0]);
+        out.clear();
+        // The rest of the window is SACKed; PRR lets new segments out from 104 ms on.
+        let mut sent = Vec::new();
+        for k in 4..=9u64 {
+            s.on_ack((100 + k) * MS, &sack_ack(0, &[(1, 1 + k)], 0), &mut out);
+            sent.extend(out.drain(..).map(|g| (g.seq, (100 + k) * MS)));
+        }
+        assert!(sent.iter().all(|&(q, _)| q >= 10) && sent.len() >= 3, "{sent:?}");
+        // The retransmission of 0 (sent at 103 ms) is lost too. The ACK of the first new
+        // segment (sent at 104 ms or later) arrives 100 ms after it: RACK.rtt = 100 ms,
+        // reo_wnd = 0 in recovery, and 103 + 100 <= now, so 0 is lost again (RFC 8985
+        // §2.2) and resent on this very ACK. The pre-RACK rule needs three such SACKs.
+        let (q, t) = sent[0];
+        s.on_ack(t + 100 * MS, &sack_ack(0, &[(1, q + 1)], t), &mut out);
+        let resent: Vec<u64> = out.iter().filter(|g| g.retransmit).map(|g| g.seq).collect();
+        assert_eq!(resent, if rack { vec![0] } else { vec![] }, "rack {rack}");
+        assert_eq!(s.stats.timeouts, 0);
+        assert!(s.in_recovery());
+    }
+}
+
+#[test]
+fn tlp_probes_a_lost_tail_at_two_srtt_instead_of_the_rto() {
+    // A 10-segment transfer over a 50 ms path; the last two segments are lost. The ACKs
+    // of 0..=7 arrive at 50..57 ms; then two segments are in flight and nothing is SACKed:
+    // the probe timeout is 2·SRTT after the last ACK (RFC 8985 §7.2), well before the RTO
+    // (at least the 200 ms RTO_MIN).
+    let mut s = TcpSender::new(&rack_cfg(true), Some(10), MSS);
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    assert_eq!(out.len(), 10);
+    out.clear();
+    for k in 0..8u64 {
+        s.on_ack((50 + k) * MS, &sack_ack(k + 1, &[], 0), &mut out);
+    }
+    assert!(out.is_empty());
+    let pto = 57 * MS + (2.0 * s.rtt.srtt()).round() as Nanos;
+    assert!(pto < 57 * MS + 120 * MS, "2·SRTT is about 107 ms: {pto}");
+    assert_eq!(s.timers.probe, Some(pto));
+    assert_eq!(s.next_timer(), Some(pto));
+    assert!(s.timers.rto.unwrap() >= 57 * MS + 200 * MS);
+    // No new data: the probe resends the highest segment, 9; cwnd is untouched.
+    let cwnd = s.cwnd;
+    s.on_timer(pto, &mut out);
+    assert_eq!(out, vec![Segment { seq: 9, retransmit: true, cwr: false }]);
+    assert_eq!((s.stats.tlp_probes, s.stats.timeouts, s.cwnd), (1, 0, cwnd));
+    assert_eq!(s.timers.probe, None, "one probe per tail");
+    out.clear();
+    // Its SACK shows 8, sent before it, lost: recovery resends 8 at once (reo_wnd is
+    // min_RTT/4 = 12.5 ms, long passed since 8 was sent).
+    s.on_ack(pto + 50 * MS, &sack_ack(8, &[(9, 10)], pto), &mut out);
+    assert!(s.in_recovery());
+    assert_eq!(out, vec![Segment { seq: 8, retransmit: true, cwr: false }]);
+    s.on_ack(pto + 100 * MS, &sack_ack(10, &[], pto + 50 * MS), &mut out);
+    assert!(s.is_complete());
+    assert_eq!((s.stats.timeouts, s.stats.fast_recoveries, s.stats.retransmits), (0, 1, 2));
+    // Without RACK-TLP the tail waits for the RTO.
+    let mut s = TcpSender::new(&rack_cfg(false), Some(10), MSS);
+    s.start(0, &mut out);
+    for k in 0..8u64 {
+        s.on_ack((50 + k) * MS, &sack_ack(k + 1, &[], 0), &mut out);
+    }
+    assert_eq!(s.next_timer(), s.timers.rto);
+    assert_eq!(s.timers.probe, None);
+}
+
+#[test]
+fn rack_skips_a_retransmission_acknowledged_faster_than_the_min_rtt() {
+    // RFC 8985 §6.2 step 2: in the lost-retransmission case above, an ACK of the
+    // retransmission of 0 sooner than min_RTT after it was sent is taken as the original's
+    // (spurious retransmission): it does not move RACK to 103 ms.
+    let (mut s, mut out) = with_window(&rack_cfg(true), 10);
+    for k in 1..=3u64 {
+        s.on_ack((100 + k) * MS, &sack_ack(0, &[(1, 1 + k)], 0), &mut out);
+    }
+    let r = s.rack.as_ref().unwrap();
+    assert_eq!((r.xmit_ts, r.end_seq, r.min_rtt), (0, 4, 101 * MS));
+    s.on_ack(110 * MS, &sack_ack(10, &[], 0), &mut out);
+    let r = s.rack.as_ref().unwrap();
+    assert_eq!((r.xmit_ts, r.end_seq), (0, 10), "the 7 ms sample of the retransmission is skipped");
+}
+
+#[test]
+fn rack_skips_a_retransmission_whose_ack_echoes_the_original() {
+    // RFC 8985 §6.2 step 2: the same retransmission of 0 (sent at 103 ms), acknowledged 147 ms
+    // later (more than min_RTT) by an ACK whose TSecr, 0, is older than the retransmission:
+    // the original was delivered, so the sample is skipped and RACK keeps segment 9.
+    let (mut s, mut out) = with_window(&rack_cfg(true), 10);
+    for k in 1..=3u64 {
+        s.on_ack((100 + k) * MS, &sack_ack(0, &[(1, 1 + k)], 0), &mut out);
+    }
+    s.on_ack(250 * MS, &sack_ack(10, &[], 0), &mut out);
+    let r = s.rack.as_ref().unwrap();
+    assert_eq!((r.xmit_ts, r.end_seq, r.rtt), (0, 10, 250 * MS));
+}
+
+#[test]
+fn timestamps_sample_every_ack_and_ticks_quantize() {
+    let cfg = TcpConfig { timestamps: true, clock_granularity_ns: 10 * MS, ..newreno() };
+    let mut s = TcpSender::new(&cfg, None, MSS);
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    // Sent at 0, acknowledged at 104 ms: 10 ticks of 10 ms = 100 ms; RTO = 100 + 200 = 300.
+    s.on_ack(104 * MS, &AckIn { ack: 1, sack: &[], ece: false, echo: 0 }, &mut out);
+    assert_eq!(s.rtt.rto(), 300 * MS);
+    assert_eq!(s.rtt.srtt(), 100e6);
+}
+

@@ -1,0 +1,3 @@
+//! Arbitrary configurations and traffic for `pie`: see `aqm::harness::fuzz`.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| aqm::harness::fuzz("pie", data));

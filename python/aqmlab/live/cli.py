@@ -1,0 +1,112 @@
+"""`aqmlab live SCENARIO`: run a scenario on real Linux hosts (network namespaces) with the
+simulator's AQM in a userspace router; `--compare` simulates it too and shows both."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import ScenarioError
+
+DEFAULT_RT_PRIORITY = 20
+
+
+def _raw(args) -> dict:
+    from ..cli import _parse_set
+    from . import load_raw, with_values
+
+    raw = load_raw(args.scenario)
+    values = _parse_set(args.set or [])
+    if args.seed is not None:
+        values["seed"] = args.seed
+    return with_values(raw, values)
+
+
+def guarded(prefix: str, body) -> int:
+    """Runs `body()` and maps the live errors to exit codes: 2 for missing privileges or a bad
+    scenario (before anything was built), 1 for a failed run, 130 for Ctrl-C."""
+    from .system import LiveError, PrivilegeError
+
+    try:
+        return body()
+    except (PrivilegeError, ScenarioError, KeyError) as e:
+        print(f"{prefix}: {e.args[0] if isinstance(e, KeyError) else e}", file=sys.stderr)
+        return 2
+    except LiveError as e:
+        print(f"{prefix}: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prefix}: interrupted; testbed removed", file=sys.stderr)
+        return 130
+
+
+def _live(args) -> int:
+    from . import Options, clean
+    from .system import require_privileges
+
+    require_privileges()
+    opts = Options(rt_priority=None if args.no_realtime else args.rt_priority, spin_us=args.spin)
+    if args.cleanup:
+        removed = clean()
+        print(f"removed {len(removed)} stale namespaces" + (f": {', '.join(removed)}" if removed else ""))
+        return 0
+    if args.bench:
+        from .bench import run_bench
+
+        run_bench(args.rates, args.bench_duration, opts)
+        return 0
+    if not args.scenario:
+        print("aqmlab live: give a SCENARIO (or --bench, --cleanup)", file=sys.stderr)
+        return 2
+    raw = _raw(args)
+    progress = None if not args.quiet else False
+    if args.compare:
+        from .compare import run_compare
+
+        return run_compare(raw, opts, args.output, plots=not args.no_plots, progress=progress)
+    from . import run
+
+    result = run(raw, opts, progress=progress)
+    print(result.text())
+    if args.output:
+        files = result.save(args.output, plots=not args.no_plots)
+        print(f"wrote {len(files)} files to {args.output}/ (summary.json, scenario.toml, traces/, plots/)")
+    return 130 if result.summary["interrupted"] else 0
+
+
+def cmd_live(args) -> int:
+    return guarded("aqmlab live", lambda: _live(args))
+
+
+def register(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "live", help="run a scenario on real Linux TCP through the simulator's AQM (needs root)",
+        description="Build a testbed of network namespaces (sender, router, receiver), run the scenario's "
+                    "flows with the kernel's TCP and a constant-bit-rate UDP source, and put the scenario's "
+                    "bottleneck (rate, delay, AQM, queue limit) in a userspace router that runs the simulator's "
+                    "own AQM code. Writes the same outputs as `aqmlab run`. Needs CAP_NET_ADMIN, CAP_NET_RAW "
+                    "and CAP_SYS_ADMIN (root); a scenario field real hosts cannot express is an error.",
+        epilog="examples: sudo aqmlab live pie-base -o out/live; aqmlab live pie-base --compare -o out/cmp; "
+               "aqmlab live --bench; aqmlab live --cleanup")
+    p.add_argument("scenario", nargs="?", help="a scenario TOML file or built-in name")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a field by dotted path (repeatable)")
+    p.add_argument("--seed", type=int, help="override the scenario's seed")
+    p.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the results")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--compare", action="store_true",
+                   help="also simulate the scenario (TCP profile 'linux' with the live run's congestion control) "
+                        "and print both side by side; with -o writes live/, sim/ and compare.png")
+    p.add_argument("--rt-priority", type=int, default=DEFAULT_RT_PRIORITY, choices=range(1, 100), metavar="1-99",
+                   help=f"SCHED_FIFO priority of the router (default {DEFAULT_RT_PRIORITY})")
+    p.add_argument("--no-realtime", action="store_true", help="run the router at normal priority")
+    p.add_argument("--spin", type=float, default=0.0, metavar="US",
+                   help="busy-poll when the router's next event is closer than US microseconds (default 0: always sleep)")
+    p.add_argument("--cleanup", action="store_true",
+                   help="only remove namespaces left by live runs that were killed, and exit")
+    p.add_argument("--bench", action="store_true",
+                   help="benchmark the router: send lateness percentiles and CPU per link rate")
+    p.add_argument("--rates", default="10Mbps,100Mbps,1Gbps", help="link rates of --bench (comma-separated)")
+    p.add_argument("--bench-duration", default="5s", help="length of each --bench run")
+    p.set_defaults(func=cmd_live)
+    return p

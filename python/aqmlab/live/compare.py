@@ -1,0 +1,105 @@
+"""`aqmlab live --compare`: the same scenario live and simulated, side by side.
+
+The simulated twin runs the `linux` TCP profile with the congestion control the live run
+used (the kernel's), everything else unchanged: the bottleneck, its AQM and seed, the flows
+and their start times, so the two columns differ only by real versus modelled hosts.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from ..result import Result
+from .driver import Options
+from .plan import LivePlan, plan
+
+# (summary key, label, scale, unit) of the side-by-side table.
+ROWS = (
+    ("utilization", "utilization", 100, "%"),
+    ("qdelay_mean_s", "queue delay mean", 1e3, "ms"),
+    ("qdelay_p50_s", "queue delay p50", 1e3, "ms"),
+    ("qdelay_p90_s", "queue delay p90", 1e3, "ms"),
+    ("qdelay_p99_s", "queue delay p99", 1e3, "ms"),
+    ("qdelay_max_s", "queue delay max", 1e3, "ms"),
+    ("drop_rate", "drop rate", 100, "%"),
+    ("mark_rate", "mark rate", 100, "%"),
+    ("jain_index", "Jain fairness", 1, ""),
+)
+
+
+def sim_twin(raw: dict, p: LivePlan) -> dict:
+    """The scenario to simulate next to a live run of `raw`."""
+    twin = copy.deepcopy(raw)
+    for g, cc in zip(twin["flows"], p.group_cc):
+        if cc is not None:
+            g["profile"] = "linux"
+            g["cc"] = "newreno" if cc == "reno" else cc
+    return twin
+
+
+def _group_throughput(r: Result) -> dict[str, float]:
+    df = r.flows()
+    return df.groupby("name", sort=False)["throughput_bps"].mean().to_dict() if len(df) else {}
+
+
+def table(live: Result, sim: Result) -> str:
+    lines = [f"{'':<24}{'live':>14}{'simulated':>14}"]
+    for key, label, scale, unit in ROWS:
+        a, b = live.summary[key] * scale, sim.summary[key] * scale
+        lines.append(f"{label + (f' ({unit})' if unit else ''):<24}{a:>14.3f}{b:>14.3f}")
+    tl, ts = _group_throughput(live), _group_throughput(sim)
+    for name in tl:
+        lines.append(f"{'throughput ' + name + ' (Mb/s)':<24}{tl[name] / 1e6:>14.3f}{ts.get(name, float('nan')) / 1e6:>14.3f}")
+    return "\n".join(lines)
+
+
+def plot(live: Result, sim: Result, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
+    for label, r in (("live", live), ("simulated", sim)):
+        x, y = r.delay_cdf()
+        a1.plot(x * 1e3, y, label=label)
+        q = r.queue()
+        if len(q):
+            a2.plot(q["t_s"], q["qdelay_s"] * 1e3, lw=0.7, label=label)
+    a1.set_xlabel("queueing delay (ms)")
+    a1.set_ylabel("CDF")
+    a2.set_xlabel("time (s)")
+    a2.set_ylabel("queueing delay (ms)")
+    for a in (a1, a2):
+        a.grid(alpha=0.3)
+        a.legend()
+    fig.suptitle(f"{live.scenario.name}: live vs simulated")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def run_compare(raw: dict, opts: Options, outdir: str | None, *, plots: bool = True, progress: bool | None = None) -> int:
+    from .. import api
+    from . import driver, result
+
+    p = plan(raw)
+    twin = api.as_scenario(sim_twin(raw, p))
+    live = result.build(p, driver.execute(p, opts, progress=progress))
+    sim = api.run(twin, progress=progress)
+    print(live.text())
+    print()
+    print(table(live, sim))
+    if outdir:
+        out = Path(outdir)
+        live.save(out / "live", plots=plots)
+        sim.save(out / "sim", plots=plots)
+        rows = {key: {"live": live.summary[key], "sim": sim.summary[key]} for key, *_ in ROWS}
+        (out / "compare.json").write_text(json.dumps(rows, indent=2))
+        if plots:
+            plot(live, sim, out / "compare.png")
+        print(f"wrote {out}/live, {out}/sim, compare.json" + (" and compare.png" if plots else ""))
+    return 130 if live.summary["interrupted"] else 0

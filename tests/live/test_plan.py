@@ -1,0 +1,86 @@
+"""What live runs accept of a scenario: every inexpressible field is an error naming it,
+before any namespace is built (no root needed here)."""
+
+import pytest
+
+from aqmlab.errors import ScenarioError
+from aqmlab.live import plan
+from aqmlab.live.plan import goodput_ceiling_bps
+from aqmlab.live.system import effective_capabilities, missing_capabilities
+
+
+def base(**flow) -> dict:
+    return {"name": "p", "duration": "2s",
+            "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"type": "pie", "target": "20ms"}},
+            "flows": [{"type": "tcp", "count": 2, "rtt": "40ms", "profile": "linux", **flow}]}
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda d: d.update(access={"rate": "100Mbps"}), "access.rate"),
+    (lambda d: d["bottleneck"].update(queue={"type": "pvpie"}), "bottleneck.queue.type"),
+    (lambda d: d["flows"][0].update(prr=False), "flows[0].prr"),
+    (lambda d: d["flows"][0].update(initial_cwnd=4), "flows[0].initial_cwnd"),
+    (lambda d: d["flows"][0].update(size="30KB"), "flows[0].size"),
+    (lambda d: d["flows"][0].update(packet_size="60B"), "flows[0].packet_size"),
+    (lambda d: d["flows"][0].update(ecn="dctcp"), "flows[0].ecn"),
+    (lambda d: d["flows"].append({"type": "tcp", "rtt": "40ms", "profile": "linux", "ecn": True}), "flows[1].ecn"),
+    (lambda d: d["flows"].append({"type": "tcp", "rtt": "40ms", "profile": "linux", "packet_size": "1500B"}), "flows[1].packet_size"),
+    (lambda d: d["flows"].append({"type": "udp", "rate": "1Mbps", "rtt": "40ms", "packet_size": "1400B"}), "flows[1].packet_size"),
+    (lambda d: d["flows"][0].update(count=1001), "flows"),
+])
+def test_inexpressible_fields_are_named(edit, field):
+    d = base()
+    edit(d)
+    with pytest.raises(ScenarioError) as e:
+        plan(d)
+    assert e.value.path == field
+
+
+def test_accepted_scenario_derives_mtu_and_sysctls():
+    d = base(ecn=True, cc="newreno")
+    d["flows"].append({"type": "udp", "count": 2, "rate": "6Mbps", "rtt": "100ms", "ecn": True})
+    p = plan(d)
+    assert (p.mtu, p.group_cc) == (1000, ["reno", None])
+    assert p.sender_sysctls == {"tcp_ecn": 1, "tcp_sack": 1, "tcp_timestamps": 1, "tcp_no_metrics_save": 1}
+
+
+def test_unavailable_congestion_control_is_named(monkeypatch):
+    monkeypatch.setattr("aqmlab.live.system.kernel_congestion_controls", lambda: ["reno", "cubic"])
+    with pytest.raises(ScenarioError) as e:
+        plan(base(cc="dctcp"))
+    assert e.value.path == "flows[0].cc" and "tcp_dctcp" in str(e.value)
+
+
+def test_capabilities_are_read_from_capeff():
+    # CapEff bits 12, 13, 21 (NET_ADMIN, NET_RAW, SYS_ADMIN): all, none, and only NET_RAW.
+    assert missing_capabilities("CapEff:\t000001ffffffffff\n") == []
+    assert missing_capabilities("CapEff:\t0000000000000000\n") == ["CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_SYS_ADMIN"]
+    assert missing_capabilities(f"CapEff:\t{1 << 13:016x}\n") == ["CAP_NET_ADMIN", "CAP_SYS_ADMIN"]
+    assert effective_capabilities("Name:\tx\nCapEff:\t0000000000003000\n") == 0x3000
+
+
+def test_goodput_ceiling_is_rate_times_payload_over_frame():
+    assert goodput_ceiling_bps(10e6, 1000) == pytest.approx(10e6 * 948 / 1014)
+    assert goodput_ceiling_bps(10e6, 1500, timestamps=False) == pytest.approx(10e6 * 1460 / 1514)
+
+
+def test_compare_twin_simulates_the_kernels_congestion_control():
+    from aqmlab.live.compare import sim_twin
+
+    d = base()
+    d["flows"][0]["profile"] = "ns2-sack"
+    d["flows"].append({"type": "udp", "rate": "1Mbps", "rtt": "40ms"})
+    p = plan(d)
+    twin = sim_twin(d, p)
+    # ns2-sack's NewReno ran as the kernel's reno; the twin simulates it with the linux profile.
+    assert (twin["flows"][0]["profile"], twin["flows"][0]["cc"]) == ("linux", "newreno")
+    assert twin["flows"][1] == d["flows"][1] and d["flows"][0]["profile"] == "ns2-sack"
+
+
+def test_reproduce_live_lists_and_rejects_experiments_without_a_live_form(capsys):
+    from aqmlab.cli import main
+
+    assert main(["reproduce", "--live", "--list"]) == 0
+    assert capsys.readouterr().out.split() == ["pie13-fig10", "pie13-fig11"]
+    assert main(["reproduce", "--live", "pie13-fig7"]) == 2
+    assert "no live experiment matches pie13-fig7" in capsys.readouterr().err

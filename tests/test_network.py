@@ -1,0 +1,129 @@
+"""The network model seen from Python: link devices (overhead, device queue), per-queue drop
+counts, and the invariants block of every summary."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import aqmlab
+from aqmlab.errors import ScenarioError
+from aqmlab.scenario import Scenario
+from support import small_scenario
+
+
+def _cbr_overload(**bottleneck) -> dict:
+    """12 Mb/s of 1000-B datagrams into 10 Mb/s behind a 50-packet DropTail queue."""
+    return {
+        "name": "cbr", "seed": 1, "duration": "5s", "warmup": "1s",
+        "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"type": "drop_tail", "limit": "50p"}, **bottleneck},
+        "flows": [{"type": "udp", "rate": "12Mbps", "rtt": "40ms"}],
+        "traces": {"sojourn": True},
+    }
+
+
+def test_device_fields_resolve_and_reach_the_simulator():
+    s = Scenario.from_dict(_cbr_overload(overhead="2B", device_queue=1))
+    assert s.sim_config["bottleneck"]["device"] == {"overhead_bytes": 2, "queue_packets": 1}
+    assert s.sim_config["access"]["device"] == {"overhead_bytes": 0, "queue_packets": 0}
+    assert (s.resolved["bottleneck"]["overhead"], s.resolved["bottleneck"]["device_queue"]) == ("2B", 1)
+    # The resolved form loads back to the same configuration.
+    assert Scenario.from_dict(s.resolved).sim_config == s.sim_config
+    # Defaults: no overhead, no device queue (the idealised link of earlier releases).
+    plain = Scenario.from_dict(_cbr_overload())
+    assert plain.sim_config["bottleneck"]["device"] == {"overhead_bytes": 0, "queue_packets": 0}
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("overhead", "70000B", "expected a size in [0B, 65535B]"),
+    ("overhead", "-1B", "expected a size"),
+    ("device_queue", -1, "expected an integer in [0, 1000000]"),
+])
+def test_device_fields_are_checked(key, value, message):
+    with pytest.raises(ScenarioError, match=re.escape(message)) as e:
+        Scenario.from_dict(_cbr_overload(**{key: value}))
+    assert e.value.path == f"bottleneck.{key}"
+
+
+def test_a_device_needs_a_rated_access_link():
+    d = small_scenario(access={"overhead": "38B"})
+    with pytest.raises(ScenarioError, match="needs access.rate") as e:
+        Scenario.from_dict(d)
+    assert e.value.path == "access.overhead"
+    d["access"]["rate"] = "100Mbps"
+    assert Scenario.from_dict(d).sim_config["access"]["device"]["overhead_bytes"] == 38
+
+
+def test_a_device_queue_takes_its_share_of_the_sojourn():
+    # A full 50-packet DropTail above a 3-packet device queue: the qdisc sojourn (ns-3's
+    # SojournTime) is shorter than the link's by three packet times of 0.8 ms.
+    r = aqmlab.run(_cbr_overload(device_queue=3))
+    s = r.summary
+    assert s["qdelay_mean_s"] - s["qdisc_delay"]["mean_s"] == pytest.approx(0.0024, abs=1e-6)
+    soj = r.sojourn()
+    assert np.allclose((soj["sojourn_s"] - soj["qdisc_sojourn_s"]).iloc[100:], 0.0024, rtol=0, atol=1e-9)
+    assert s["invariants"]["queue_conservation"]["violations"] == 0
+
+
+def test_drops_on_every_queue_are_reported():
+    # A 1-byte reverse queue drops every ACK: the summary says so, queue by queue.
+    d = small_scenario(bottleneck={"rate": "10Mbps", "delay": "10ms", "queue": {"type": "drop_tail", "limit": "50p"},
+                                   "reverse_queue": {"type": "drop_tail", "limit": "1B"}})
+    d["flows"] = d["flows"][:1]
+    s = aqmlab.run(d).summary
+    queues = {q["queue"]: q for q in s["queues"]}
+    assert s["acks_sent"] > 0
+    assert queues["reverse_bottleneck"]["drops"] == queues["reverse_bottleneck"]["acks_dropped"] == s["acks_sent"]
+    assert s["acks_dropped"] == s["acks_sent"]
+    assert s["utilization"] < 0.01
+
+
+def test_every_summary_carries_its_invariant_checks(small_result):
+    inv = small_result.summary["invariants"]
+    assert set(inv) >= {"flow_conservation", "queue_conservation", "network_conservation",
+                        "probability_bounds", "queue_within_limit", "time_monotone"}
+    for name, check in inv.items():
+        assert check["violations"] == 0, name
+        assert check["checks"] > 0 or name == "probability_bounds", name  # DropTail has no p
+
+
+def _long(**over) -> dict:
+    d = small_scenario(duration="100s", **over)
+    d["flows"] = d["flows"][:1]
+    return d
+
+
+@pytest.mark.parametrize("change, message", [
+    # Each of these used to abort the process (exit 134) by running out of memory.
+    (lambda d: d["traces"].update(interval="1ns"),
+     "traces.interval_ns: 1 ns over 100 s would record 1.0e11 samples"),
+    (lambda d: d["flows"][0].update(count=1, min_rto="1ns", initial_rto="1ns", max_rto="1ns"),
+     "flows[0].transport.max_rto_ns: a retransmission timer as short as 1 ns"),
+    (lambda d: d["flows"][0].update(count=1, arrival_rate=1e9, size="10KB", start="0s", stop="100s"),
+     "flows[0].app.rate_per_s: 1000000000 arrivals per second over 100 s would create ≈1.0e11 flows"),
+])
+def test_runs_that_would_exhaust_memory_are_refused_before_they_start(change, message):
+    from aqmlab import _core
+
+    d = _long()
+    change(d)
+    scn = Scenario.from_dict(d)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _core.validate(scn.sim_json())
+    with pytest.raises(ValueError, match=re.escape(message)):
+        aqmlab.run(scn)
+    # The estimate is still available, with the limit it breaks.
+    e = json.loads(_core.estimate(scn.sim_json()))
+    assert e["memory_bytes"] > e["max_memory_bytes"] or e["trace_samples"] > e["max_trace_samples"] or e["flows"] > 2**24
+
+
+def test_the_estimate_says_what_a_run_costs(small_result):
+    from aqmlab import _core
+
+    e = json.loads(_core.estimate(small_result.scenario.sim_json()))
+    # The estimate is meant to be right within a factor of two on events.
+    assert 0.5 <= e["events"] / small_result.summary["events"] <= 2.0
+    assert e["trace_samples"] == 401 and e["flows"] == 4
+    assert {c["field"] for c in e["costs"]} >= {"flows[0].count", "bottleneck.rate_bps", "traces.interval_ns"}
+    _core.validate(small_result.scenario.sim_json())
