@@ -374,8 +374,10 @@ mod tests {
                 app: App::Bulk,
                 dscp: 0,
                 marker: None,
+                route: None,
             }],
             traces: TraceConfig { interval_ns: 1_000_000, queue: true, sojourn: true, sojourn_every: 1, flow_bytes: true, drops: true, probe: false, tcp: false },
+            network: None,
         };
         LiveConfig {
             sim,

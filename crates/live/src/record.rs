@@ -195,7 +195,7 @@ impl Recorder {
                 .zip(links)
                 .map(|(queue, l)| {
                     let counts = l.queue_counts();
-                    QueueSummary { queue, links: 1, counts, drops: counts.drops() }
+                    QueueSummary { queue: queue.into(), links: 1, counts, drops: counts.drops() }
                 })
                 .collect(),
             // The simulator's invariants follow simulated packets; real hosts are not audited.

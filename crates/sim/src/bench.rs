@@ -51,8 +51,10 @@ pub fn tcp_dumbbell(n: u32, rate_bps: u64, rtt_ns: u64, limit: QueueLimit, durat
             app: App::Bulk,
             dscp: 0,
             marker: None,
+            route: None,
         }],
         traces: no_traces(),
+        network: None,
     }
 }
 

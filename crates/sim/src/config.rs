@@ -6,6 +6,7 @@ use aqm::{Nanos, QdiscConfig};
 
 use crate::net::HEADER_BYTES;
 
+pub use crate::net::graph::{NetLinkConfig, NetworkConfig};
 pub use crate::net::impair::{ImpairConfig, LossModel};
 pub use crate::tcp::TcpConfig;
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,9 @@ pub struct SimConfig {
     pub access: AccessConfig,
     pub flows: Vec<FlowGroup>,
     pub traces: TraceConfig,
+    /// Routers and links besides the bottleneck (see [`crate::net::graph`]); none: the dumbbell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkConfig>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -120,6 +124,10 @@ pub struct FlowGroup {
     /// Per Packet Value marking of the group's data packets (see [`crate::ppv`]).
     #[serde(default)]
     pub marker: Option<crate::ppv::MarkerConfig>,
+    /// The routers the group's data crosses, first to last, on fewest-hop paths between them
+    /// (needs a `network`); none: the bottleneck's ends, left to right.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -259,6 +267,7 @@ impl SimConfig {
                 }
             }
         }
+        t.extend(self.network.iter().flat_map(|n| n.times()));
         t
     }
 
@@ -309,8 +318,16 @@ impl SimConfig {
         if self.traces.interval_ns == 0 || self.traces.sojourn_every == 0 {
             return Err("traces: interval_ns and sojourn_every must be > 0".into());
         }
+        if let Some(net) = &self.network {
+            net.validate()?;
+        }
         for (i, g) in self.flows.iter().enumerate() {
             g.validate().map_err(|e| format!("flows[{i}].{e}"))?;
+            match (&self.network, &g.route) {
+                (None, Some(_)) => return Err(format!("flows[{i}].route: routes need a network (routers and links)")),
+                (Some(net), Some(r)) => drop(crate::net::graph::Graph::new(net, 2).route(r, &format!("flows[{i}].route"))?),
+                _ => {}
+            }
             if g.packet_size > b.mtu {
                 return Err(format!("flows[{i}].packet_size: {} exceeds bottleneck.mtu {}", g.packet_size, b.mtu));
             }
@@ -335,7 +352,7 @@ impl DeviceConfig {
     /// The largest link-layer overhead accepted, in bytes per packet.
     pub const MAX_OVERHEAD_BYTES: u32 = 65_535;
 
-    fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         if self.overhead_bytes > Self::MAX_OVERHEAD_BYTES {
             return Err(format!("overhead_bytes: {} is outside the accepted range [0, {}]", self.overhead_bytes, Self::MAX_OVERHEAD_BYTES));
         }

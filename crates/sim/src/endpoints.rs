@@ -77,6 +77,7 @@ pub fn build_flows(cfg: &SimConfig) -> Vec<Flow> {
                 stop_ns: group.stop_ns,
                 access_delay_ns,
                 receiver_delay_ns: group.receiver_delay_ns,
+                path_delay_ns: 0, // set once the topology is built
                 packet_size: group.packet_size,
                 header_bytes,
                 ack_len,

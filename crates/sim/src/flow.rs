@@ -49,6 +49,8 @@ pub struct Flow {
     pub stop_ns: Option<Nanos>,
     pub access_delay_ns: Nanos,
     pub receiver_delay_ns: Nanos,
+    /// One-way propagation delay between the flow's routers (the bottleneck's on the dumbbell).
+    pub path_delay_ns: Nanos,
     pub packet_size: u32,
     /// IP and transport header bytes of a data packet (TCP options included where the profile
     /// counts them, see `TcpConfig::data_header_bytes`).

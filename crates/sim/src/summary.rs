@@ -36,8 +36,9 @@ pub struct FlowSummary {
 /// What happened at one queue, or at a family of queues.
 #[derive(Clone, Debug, Serialize)]
 pub struct QueueSummary {
-    /// "bottleneck", "reverse_bottleneck" or "access" (every rate-limited access link).
-    pub queue: &'static str,
+    /// "bottleneck", "reverse_bottleneck", "access" (every rate-limited access link), or a
+    /// network link's name ("A->B").
+    pub queue: String,
     /// Links counted.
     pub links: u32,
     #[serde(flatten)]
@@ -163,7 +164,7 @@ impl Simulation {
             if dur > 0 {
                 active.push(tput);
             }
-            let d = self.cfg.bottleneck.delay_ns + f.access_delay_ns + f.receiver_delay_ns;
+            let d = f.path_delay_ns + f.access_delay_ns + f.receiver_delay_ns;
             let tcp = match &f.endpoint {
                 crate::flow::Endpoint::Tcp { tx, .. } => Some(tx),
                 crate::flow::Endpoint::Udp(_) => None,
@@ -224,20 +225,27 @@ impl Simulation {
         }
     }
 
-    /// The bottleneck's two directions, then the rate-limited access links together.
+    /// The bottleneck's two directions, then the rate-limited access links together, then each
+    /// direction of the network's other links.
     fn queue_summaries(&self) -> Vec<QueueSummary> {
-        let one = |queue, l: u32| {
-            let c = self.links[l as usize].queue_counts();
-            QueueSummary { queue, links: 1, counts: c, drops: c.drops() }
+        let one = |queue: &str, l: usize| {
+            let c = self.links[l].queue_counts();
+            QueueSummary { queue: queue.into(), links: 1, counts: c, drops: c.drops() }
         };
-        let mut out = vec![one("bottleneck", self.bottleneck), one("reverse_bottleneck", self.reverse_bottleneck)];
-        let access: Vec<&crate::net::Link> =
-            self.links.iter().enumerate().filter(|(l, link)| link.qdisc.is_some() && ![self.bottleneck, self.reverse_bottleneck].contains(&(*l as u32))).map(|(_, link)| link).collect();
+        let mut out = vec![one("bottleneck", self.bottleneck as usize), one("reverse_bottleneck", self.reverse_bottleneck as usize)];
+        let bottleneck = [self.bottleneck, self.reverse_bottleneck];
+        let access: Vec<&crate::net::Link> = self.links[..self.network_first_link as usize]
+            .iter()
+            .enumerate()
+            .filter(|(l, link)| link.qdisc.is_some() && !bottleneck.contains(&(*l as u32)))
+            .map(|(_, link)| link)
+            .collect();
         if !access.is_empty() {
             let mut c = QueueCounts::default();
             access.iter().for_each(|link| c.add(&link.queue_counts()));
-            out.push(QueueSummary { queue: "access", links: access.len() as u32, counts: c, drops: c.drops() });
+            out.push(QueueSummary { queue: "access".into(), links: access.len() as u32, counts: c, drops: c.drops() });
         }
+        out.extend((self.network_first_link as usize..self.links.len()).map(|l| one(&self.links[l].name, l)));
         out
     }
 }

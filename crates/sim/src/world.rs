@@ -31,6 +31,8 @@ pub enum Event {
     QdiscUpdate { link: LinkId },
     /// Step `step` of the bottleneck's rate schedule takes effect.
     RateChange { step: u32 },
+    /// Step `step` of declared network link `link`'s rate schedule takes effect.
+    NetworkRateChange { link: u32, step: u32 },
     FlowStart { flow: u32 },
     FlowStop { flow: u32 },
     /// A flow's retransmission timer; stale when `gen` is not the flow's current one.
@@ -52,6 +54,8 @@ pub struct Simulation {
     routes: Vec<Vec<LinkId>>,
     pub bottleneck: LinkId,
     pub reverse_bottleneck: LinkId,
+    /// Forward id of the first declared network link (see [`dumbbell::Topology`]).
+    pub network_first_link: LinkId,
     pub flows: Vec<Flow>,
     /// Scratch buffers reused on the per-packet path (no allocation per packet).
     pub(crate) actions: Vec<Action>,
@@ -88,10 +92,11 @@ pub struct Simulation {
 impl Simulation {
     pub fn new(cfg: SimConfig) -> Result<Self, String> {
         cfg.validate()?;
-        let flows = build_flows(&cfg);
-        let delays: Vec<u64> = flows.iter().map(|f| f.access_delay_ns).collect();
-        let rdelays: Vec<u64> = flows.iter().map(|f| f.receiver_delay_ns).collect();
-        let topo = dumbbell::build(&cfg, &delays, &rdelays);
+        let mut flows = build_flows(&cfg);
+        let topo = dumbbell::build(&cfg, &flows);
+        for (f, d) in flows.iter_mut().zip(&topo.path_delay_ns) {
+            f.path_delay_ns = *d;
+        }
         let mut sim = Simulation {
             sched: Scheduler::default(),
             arena: Arena::default(),
@@ -100,6 +105,7 @@ impl Simulation {
             routes: topo.routes,
             bottleneck: topo.bottleneck,
             reverse_bottleneck: topo.reverse_bottleneck,
+            network_first_link: topo.network_first_link,
             flow_bytes_since_sample: vec![0; flows.len()],
             ppv: crate::ppv::PolicyMarkers::new(&cfg, &flows),
             flows,
@@ -134,6 +140,11 @@ impl Simulation {
         }
         for (i, step) in self.cfg.bottleneck.rate_schedule.iter().enumerate() {
             self.sched.at(step.at_ns, Event::RateChange { step: i as u32 });
+        }
+        for (k, l) in self.cfg.network.iter().flat_map(|n| &n.links).enumerate() {
+            for (i, step) in l.rate_schedule.iter().enumerate() {
+                self.sched.at(step.at_ns, Event::NetworkRateChange { link: k as u32, step: i as u32 });
+            }
         }
         for l in 0..self.links.len() {
             if let Some(t) = self.links[l].qdisc.as_ref().and_then(|q| q.next_update_at()) {
@@ -209,6 +220,13 @@ impl Simulation {
                 let rate = self.cfg.bottleneck.rate_schedule[step as usize].rate_bps;
                 self.links[self.bottleneck as usize].set_rate(rate);
                 self.links[self.reverse_bottleneck as usize].set_rate(rate);
+            }
+            Event::NetworkRateChange { link, step } => {
+                let net = self.cfg.network.as_ref().expect("scheduled from the network");
+                let rate = net.links[link as usize].rate_schedule[step as usize].rate_bps;
+                let fwd = (self.network_first_link + 2 * link) as usize;
+                self.links[fwd].set_rate(rate);
+                self.links[fwd + 1].set_rate(rate);
             }
             Event::FlowStart { flow } => self.start_flow(flow as usize),
             Event::FlowStop { flow } => self.stop_flow(flow as usize),

@@ -29,6 +29,7 @@ fn cbr(rate_bps: u64, limit: u32, duration: u64) -> SimConfig {
         app: App::Bulk,
         dscp: 0,
         marker: None,
+        route: None,
     }];
     c
 }

@@ -25,6 +25,7 @@ fn udp_group(count: u32, rate_bps: u64, start: u64, stop: Option<u64>, access: u
         app: App::Bulk,
         dscp: 0,
         marker: None,
+        route: None,
     }
 }
 

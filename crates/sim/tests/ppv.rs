@@ -33,6 +33,7 @@ fn tcp_class(name: &str, tvf: TvfConfig, flows: u32, conns: u32, access_ns: u64)
         app: App::Bulk,
         dscp: 0,
         marker: Some(MarkerConfig { tvf, kind: token_bucket(), connections_per_flow: Some(conns) }),
+        route: None,
     }
 }
 
@@ -128,6 +129,7 @@ fn background_udp_cannot_take_more_than_its_share() {
         app: App::Bulk,
         dscp: 0,
         marker: Some(MarkerConfig { tvf: TvfConfig::Background, kind: token_bucket(), connections_per_flow: Some(1) }),
+        route: None,
     });
     let mut sim = Simulation::new(c).unwrap();
     sim.run();

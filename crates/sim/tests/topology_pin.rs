@@ -68,6 +68,7 @@ pub fn pin_configs() -> Vec<(&'static str, SimConfig)> {
         app: App::Bulk,
         dscp: 0,
         marker: None,
+        route: None,
     };
     b.flows.extend([sessions, udp]);
     vec![("pie-schedule", a), ("fq_codel-access-impaired-mixed", b)]

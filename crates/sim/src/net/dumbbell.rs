@@ -8,13 +8,18 @@
 //! Every host has its own access link (one per direction), so each flow's round trip is
 //! `2·(a_i + d_bottleneck + r)` plus serialization. Forwarding uses precomputed routes (the
 //! list of links a flow's data, or its ACKs, cross), as htsim does: no per-packet lookup.
+//!
+//! With a `network` (see [`super::graph`]) the routers between the access links are a graph
+//! and the bottleneck one of its links; the dumbbell is the graph of the bottleneck alone,
+//! and builds to the same links, ids and random streams.
 
-use aqm::{LinkInfo, Rng};
+use aqm::{LinkInfo, Nanos, Rng};
 
 use super::impair::Impairment;
 use super::link::Capacity;
 use super::{Link, LinkId};
 use crate::config::SimConfig;
+use crate::flow::Flow;
 
 /// Random-stream ids of the components that draw numbers: flow i of group g uses
 /// `FLOW_STREAM_BASE + (g << 24) + i`, a group's arrival process `GROUP_STREAM_BASE + g`.
@@ -32,20 +37,25 @@ pub struct Topology {
     pub routes: Vec<Vec<LinkId>>,
     pub bottleneck: LinkId,
     pub reverse_bottleneck: LinkId,
+    /// One-way propagation delay between each flow's routers (its access links excluded).
+    pub path_delay_ns: Vec<Nanos>,
+    /// Id of the first declared network link's forward direction (link k's are this + 2k and
+    /// + 2k + 1); the number of links when there is no network.
+    pub network_first_link: LinkId,
 }
 
-/// Builds the dumbbell for `cfg`; `access_delay_ns[i]` is flow i's sender access delay.
-pub fn build(cfg: &SimConfig, access_delay_ns: &[u64], receiver_delay_ns: &[u64]) -> Topology {
+/// Builds the dumbbell, or the network, for `cfg` and its `flows`, with their routes.
+pub fn build(cfg: &SimConfig, flows: &[Flow]) -> Topology {
     let b = &cfg.bottleneck;
     let info = LinkInfo { rate_bps: b.rate_bps, mtu: b.mtu };
-    let mut links = Vec::with_capacity(4 * access_delay_ns.len() + 2);
+    let mut links = Vec::with_capacity(4 * flows.len() + 2);
     let fwd = b.queue.build(info, Rng::stream(cfg.seed, STREAM_BOTTLENECK_QUEUE));
     let mut bottleneck = Link::new("bottleneck L->R".into(), Some(b.rate_bps), b.delay_ns, Some(fwd)).with_device(&b.device).with_capacity(Capacity::of(&b.queue, b.mtu));
     bottleneck.impairment = b.impairment.clone().map(|c| Impairment::new(c, Rng::stream(cfg.seed, STREAM_IMPAIRMENT)));
     links.push(bottleneck);
     let rev = b.reverse_queue.build(info, Rng::stream(cfg.seed, STREAM_REVERSE_QUEUE));
     links.push(Link::new("bottleneck R->L".into(), Some(b.rate_bps), b.delay_ns, Some(rev)).with_device(&b.device).with_capacity(Capacity::of(&b.reverse_queue, b.mtu)));
-    let mut routes = Vec::with_capacity(2 * access_delay_ns.len());
+    let mut routes = Vec::with_capacity(2 * flows.len());
     let access_capacity = Capacity::of(&cfg.access.queue, b.mtu);
     let access = |name: String, delay: u64, links: &mut Vec<Link>| -> LinkId {
         let stream = STREAM_ACCESS_QUEUES + links.len() as u64;
@@ -55,13 +65,33 @@ pub fn build(cfg: &SimConfig, access_delay_ns: &[u64], receiver_delay_ns: &[u64]
         links.push(Link::new(name, cfg.access.rate_bps, delay, qdisc).with_device(&cfg.access.device).with_capacity(access_capacity));
         (links.len() - 1) as LinkId
     };
-    for (i, (&a, &r)) in access_delay_ns.iter().zip(receiver_delay_ns).enumerate() {
+    let mut ends = Vec::with_capacity(flows.len());
+    for (i, f) in flows.iter().enumerate() {
+        let (a, r) = (f.access_delay_ns, f.receiver_delay_ns);
         let s_up = access(format!("S{i}->L"), a, &mut links);
         let s_down = access(format!("L->S{i}"), a, &mut links);
         let d_down = access(format!("R->D{i}"), r, &mut links);
         let d_up = access(format!("D{i}->R"), r, &mut links);
-        routes.push(vec![s_up, 0, d_down]);
-        routes.push(vec![d_up, 1, s_down]);
+        ends.push([s_up, s_down, d_down, d_up]);
     }
-    Topology { links, routes, bottleneck: 0, reverse_bottleneck: 1 }
+    let network_first_link = links.len() as LinkId;
+    // Each group's routes between its routers: the bottleneck alone on the dumbbell.
+    let group_routes: Vec<(Vec<LinkId>, Vec<LinkId>)> = match &cfg.network {
+        None => vec![(vec![0], vec![1]); cfg.flows.len()],
+        Some(net) => {
+            let graph = net.build(cfg, &mut links);
+            cfg.flows
+                .iter()
+                .map(|g| graph.route(g.route.as_deref().unwrap_or(&net.bottleneck), "route").expect("validated route"))
+                .collect()
+        }
+    };
+    let mut path_delay_ns = Vec::with_capacity(flows.len());
+    for (f, [s_up, s_down, d_down, d_up]) in flows.iter().zip(ends) {
+        let (data, acks) = &group_routes[f.group as usize];
+        path_delay_ns.push(data.iter().map(|&l| links[l as usize].delay_ns).sum());
+        routes.push([&[s_up][..], data, &[d_down]].concat());
+        routes.push([&[d_up][..], acks, &[s_down]].concat());
+    }
+    Topology { links, routes, bottleneck: 0, reverse_bottleneck: 1, path_delay_ns, network_first_link }
 }

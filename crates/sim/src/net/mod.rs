@@ -1,7 +1,8 @@
 //! The network model: packets, links and their devices, the way across a link, and the
-//! dumbbell topology with its routes.
+//! dumbbell topology with its routes, and general router graphs.
 
 pub mod dumbbell;
+pub mod graph;
 pub mod impair;
 pub mod link;
 pub mod packet;
