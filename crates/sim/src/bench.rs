@@ -7,7 +7,7 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::{QdiscConfig, QueueLimit};
 use serde::Serialize;
 
-use crate::config::{AccessConfig, App, BottleneckConfig, Dist, FlowGroup, RateStep, SimConfig, TcpConfig, TraceConfig, Transport};
+use crate::config::{AccessConfig, App, BottleneckConfig, Dist, FlowGroup, NetLinkConfig, NetworkConfig, RateStep, SimConfig, TcpConfig, TraceConfig, Transport};
 use crate::world::Simulation;
 
 /// The TCP of the benchmark and test scenarios: the ns-2 Sack1 profile of the PIE paper.
@@ -58,7 +58,32 @@ pub fn tcp_dumbbell(n: u32, rate_bps: u64, rtt_ns: u64, limit: QueueLimit, durat
     }
 }
 
-pub const NAMES: [&str; 3] = ["tcp5-10M-100s", "tcp100-100M-150s-change", "tcp10-1G-10s"];
+/// A parking lot of `k` hops R0-R1-...-Rk (the bottleneck is R0-R1), all at `rate_bps` with
+/// DropTail queues of `limit`: `long` bulk TCP flows cross every hop, `cross` more each hop.
+pub fn tcp_parking_lot(k: usize, long: u32, cross: u32, rate_bps: u64, rtt_ns: u64, limit: QueueLimit, duration_ns: u64) -> SimConfig {
+    let mut c = tcp_dumbbell(long, rate_bps, rtt_ns, limit, duration_ns);
+    let node = |i: usize| format!("R{i}");
+    let hop = |i: usize| NetLinkConfig {
+        from: node(i),
+        to: node(i + 1),
+        rate_bps,
+        delay_ns: c.bottleneck.delay_ns,
+        queue: c.bottleneck.queue.clone(),
+        reverse_queue: c.bottleneck.reverse_queue.clone(),
+        rate_schedule: vec![],
+        impairment: None,
+        device: Default::default(),
+    };
+    c.network = Some(NetworkConfig { nodes: (0..=k).map(node).collect(), bottleneck: [node(0), node(1)], links: (1..k).map(hop).collect() });
+    c.flows[0].route = Some(vec![node(0), node(k)]);
+    let base = c.flows[0].clone();
+    for i in 0..k {
+        c.flows.push(FlowGroup { name: format!("cross{i}"), count: cross, route: Some(vec![node(i), node(i + 1)]), ..base.clone() });
+    }
+    c
+}
+
+pub const NAMES: [&str; 4] = ["tcp5-10M-100s", "tcp100-100M-150s-change", "tcp10-1G-10s", "parkinglot3-tcp100-100M-30s"];
 
 /// The named scenarios of the foundation issue.
 pub fn scenario(name: &str) -> Option<SimConfig> {
@@ -81,6 +106,9 @@ pub fn scenario(name: &str) -> Option<SimConfig> {
         }
         // 10 flows at 1 Gb/s, 10 s, 1 BDP of buffer (12 500 packets at 100 ms).
         "tcp10-1G-10s" => Some(tcp_dumbbell(10, 1_000_000_000, 100 * ms, QueueLimit::Packets(12_500), 10 * s)),
+        // Issue 20: 3 hops at 100 Mb/s, 40 long flows and 20 cross flows per hop (100 in all),
+        // a buffer of one BDP (1250 packets at 100 ms) per hop.
+        "parkinglot3-tcp100-100M-30s" => Some(tcp_parking_lot(3, 40, 20, 100_000_000, 100 * ms, QueueLimit::Packets(1250), 30 * s)),
         _ => None,
     }
 }
