@@ -205,6 +205,54 @@ class Bottleneck:
 
 
 @dataclass(frozen=True, kw_only=True)
+class NetLink:
+    """A duplex link between two routers of the `network`, besides the bottleneck."""
+
+    ends: list[str] = spec(ListOf(Str(), "two router names", min_len=2), "the routers it joins, [from, to]: "
+                           "`queue` serves from -> to, `reverse_queue` to -> from")
+    rate: int = spec(Rate(), "capacity (both directions)", sim="rate_bps")
+    delay: int = spec(Duration(), "one-way propagation delay", sim="delay_ns")
+    queue: dict[str, Any] = spec(QDISC, "the discipline of the from -> to direction", sim="queue")
+    reverse_queue: dict[str, Any] = spec(QDISC, "the discipline of the to -> from direction",
+                                         default={"type": "drop_tail", "limit": "100000p"}, sim="reverse_queue")
+    rate_schedule: list[RateStep] = spec(ListOf(Table(RateStep), "{at, rate} tables"),
+                                         "capacity changes, in strictly increasing time", default=[],
+                                         sim="rate_schedule")
+    impairment: Impairment | None = spec(_ImpairmentTable(Impairment), "loss and outages of the from -> to "
+                                         "direction (unset: none)", default=None, sim="impairment")
+    overhead: int = spec(Size(lo=0, hi=65535), _OVERHEAD_DOC, default="0B")
+    device_queue: int = spec(Int(0, 1_000_000), _DEVICE_QUEUE_DOC, default=0)
+
+
+class _NetLinkTable(_LinkTable):
+    """A network link: its ends go to the simulator as `from` and `to`."""
+
+    def parse(self, value: Json, path: str) -> Any:
+        link = super().parse(value, path)
+        if len(link.ends) != 2:
+            raise ScenarioError(f"{path}.ends", f"expected two router names, got {len(link.ends)}")
+        return link
+
+    def sim(self, v: Any) -> Json:
+        out = super().sim(v)
+        out["from"], out["to"] = v.ends
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class Network:
+    """Routers and links beyond the dumbbell (see aqmlab.topology for the parking lot and
+    bidirectional builders). The bottleneck table is the link between the two `bottleneck`
+    routers; flows run between the routers of their `route`."""
+
+    nodes: list[str] = spec(ListOf(Str(), "router names", min_len=2), "the routers", sim="nodes")
+    bottleneck: list[str] = spec(ListOf(Str(), "two router names", min_len=2), "the routers the bottleneck "
+                                 "joins, [left, right] (its forward direction runs left to right)", sim="bottleneck")
+    links: list[NetLink] = spec(ListOf(_NetLinkTable(NetLink), "[[network.links]] tables"), "the other links",
+                                default=[], sim="links")
+
+
+@dataclass(frozen=True, kw_only=True)
 class Access:
     """The links between hosts and routers."""
 
@@ -258,6 +306,9 @@ class FlowGroup:
                             sim="packet_size")
     dscp: int = spec(Int(0, 63), "DiffServ code point of the group's data packets", default=0, sim="dscp")
     marker: Marker | None = spec(MARKER, "Per Packet Value marking (see aqmlab.ppv)", default=None, sim="marker")
+    route: list[str] | None = spec(ListOf(Str(), "router names", min_len=2), "the routers the data crosses, first "
+                                   "to last, on fewest-hop paths between them (needs `network`; unset: the "
+                                   "bottleneck's ends, left to right)", default=None, sim="route")
 
 
 def _tcp_profiles() -> list[str]:
@@ -368,6 +419,8 @@ class ScenarioSpec:
     flows: list[TcpGroup | UdpGroup] = spec(ListOf(FLOW, "flow groups ([[flows]] tables)", min_len=1),
                                             "the flow groups, in order (flow ids count up through them)")
     traces: Traces = spec(Table(Traces), "what to record", default={}, sim="traces")
+    network: Network | None = spec(Table(Network), "routers and links beyond the dumbbell (unset: the dumbbell)",
+                                   default=None, sim="network")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -380,18 +433,34 @@ def _own_fields(cls: type) -> list[tuple[str, Any]]:
     return [(n, f) for n, f in fields_of(cls) if n not in common]
 
 
-def _flow(g: TcpGroup | UdpGroup, path: str, index: int, b: Bottleneck, duration: int) -> tuple[Any, dict[str, Any]]:
+def _route_delay(g: FlowGroup, path: str, b: Bottleneck, network: Network | None) -> int:
+    """One-way propagation delay between the group's routers, as the simulator routes it."""
+    if network is None:
+        if g.route is not None:
+            raise ScenarioError(f"{path}.route", "routes need a [network] (routers and links)")
+        return b.delay
+    from . import _core
+
+    try:
+        return _core.route_delay(json.dumps(sim_table(network)), b.delay, g.route or network.bottleneck)
+    except ValueError as e:
+        raise ScenarioError(f"{path}.route" if str(e).startswith("route") else "network", str(e).partition(": ")[2] or str(e)) from None
+
+
+def _flow(g: TcpGroup | UdpGroup, path: str, index: int, b: Bottleneck, duration: int,
+          network: Network | None = None) -> tuple[Any, dict[str, Any]]:
     """Checks a group against the rest of the scenario; returns it resolved (name, access delays,
     TCP profile expanded) and the simulator's form of the group."""
     g = dataclasses.replace(g, name=g.name or f"{g.TAG[1]}{index}")
     if (g.rtt is None) == (g.access_delay is None):
         raise ScenarioError(f"{path}.rtt", "give exactly one of 'rtt' (base round trip) or 'access_delay'")
     if g.rtt is not None:
-        # Base RTT = 2 (access + bottleneck + receiver delay): the sender's access link takes the rest.
-        fixed = b.delay + g.receiver_delay
+        # Base RTT = 2 (access + route + receiver delay): the sender's access link takes the rest.
+        fixed = _route_delay(g, path, b, network) + g.receiver_delay
         low = min(g.rtt.values())
         if low < 2 * fixed:
-            raise ScenarioError(f"{path}.rtt", f"{units.fmt_duration(low)} is below twice the bottleneck and receiver "
+            what = "bottleneck" if network is None else "route's"
+            raise ScenarioError(f"{path}.rtt", f"{units.fmt_duration(low)} is below twice the {what} and receiver "
                                                f"delays ({units.fmt_duration(2 * fixed)})")
         g = dataclasses.replace(g, access_delay=g.rtt.map(lambda r: r // 2 - fixed), rtt=None)
     for key, d in (("rtt", g.access_delay), ("start", g.start)):
@@ -601,7 +670,7 @@ def _parse(data: Json) -> tuple[dict[str, Any], dict[str, Any]]:
                                                  "with no device")
     groups, flows = [], []
     for i, g in enumerate(s.flows):
-        resolved, flow = _flow(g, f"flows[{i}]", i, s.bottleneck, s.duration)
+        resolved, flow = _flow(g, f"flows[{i}]", i, s.bottleneck, s.duration, s.network)
         groups.append(resolved)
         flows.append(flow)
     s = dataclasses.replace(s, flows=groups)

@@ -183,6 +183,14 @@ fn resolve_tcp(profile: &str, overrides_json: &str) -> PyResult<String> {
     serde_json::to_string(&cfg).map_err(value_error)
 }
 
+/// One-way propagation delay, in ns, of the route through `routers` in a network (its JSON
+/// form, see `sim::net::graph::NetworkConfig`) whose bottleneck has `bottleneck_delay_ns`.
+#[pyfunction]
+fn route_delay(network_json: &str, bottleneck_delay_ns: u64, routers: Vec<String>) -> PyResult<u64> {
+    let net: sim::config::NetworkConfig = serde_json::from_str(network_json).map_err(value_error)?;
+    net.route_delay(bottleneck_delay_ns, &routers).map_err(value_error)
+}
+
 /// Runs a named benchmark scenario (see `sim::bench::NAMES`) at a fraction of its length and
 /// returns its figures as JSON.
 #[pyfunction(name = "bench")]
@@ -207,6 +215,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_qdisc, m)?)?;
     m.add_function(wrap_pyfunction!(qdisc_schema, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_tcp, m)?)?;
+    m.add_function(wrap_pyfunction!(route_delay, m)?)?;
     m.add("TCP_PROFILES", sim::tcp::params::PROFILES.to_vec())?;
     // The codes of the `drops` and `tcp_event` traces, with their names in results.
     use sim::trace::*;

@@ -156,6 +156,15 @@ impl NetworkConfig {
         }
         Graph::new(self, first_id)
     }
+
+    /// One-way propagation delay along the route through `routers` (see [`Graph::route`]),
+    /// the bottleneck's delay being `bottleneck_delay_ns`: what a group's base RTT adds to its
+    /// access links (the Python front end derives access delays from RTTs with it).
+    pub fn route_delay(&self, bottleneck_delay_ns: Nanos, routers: &[String]) -> Result<Nanos, String> {
+        self.validate()?;
+        let (data, _) = Graph::new(self, 2).route(routers, "route")?;
+        Ok(data.iter().map(|&id| if id < 2 { bottleneck_delay_ns } else { self.links[(id as usize - 2) / 2].delay_ns }).sum())
+    }
 }
 
 impl Graph {

@@ -1,0 +1,83 @@
+"""The ``characterize`` subcommand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import ScenarioError
+
+DEFAULT_AGAINST = "pie,codel,fq_codel,drop_tail"
+
+
+def register(sub: Any) -> None:
+    c = sub.add_parser(
+        "characterize", help="run RFC 7928's AQM characterization experiments and write a report card",
+        description="Run the experiments of the IETF's AQM characterization guidelines (RFC 7928) for the "
+                    "discipline in AQM.toml and each baseline, over several seeds, and write report.html (a "
+                    "summary table of verdicts against stated thresholds, then a section per experiment), "
+                    "results.json and runs.parquet. AQM.toml holds a queue table, e.g. `type = \"pie\"` and its "
+                    "parameters (or `name = ...` and `queue = {...}`).")
+    c.add_argument("aqm", help="the discipline under test: a TOML file with a queue table")
+    c.add_argument("--against", default=DEFAULT_AGAINST,
+                   help=f"comma-separated baseline disciplines, with their defaults (default: {DEFAULT_AGAINST}; "
+                        "'' for none)")
+    c.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the report (default: characterize-NAME)")
+    c.add_argument("--quick", action="store_true", help="short runs and 2 seeds (a smoke test, minutes)")
+    c.add_argument("--only", action="append", metavar="EXPERIMENT", help="run only this experiment (repeatable)")
+    c.add_argument("--threshold", action="append", metavar="KEY=VALUE", help="override a criterion's threshold")
+    c.add_argument("--workers", type=int, help="local worker processes (default: one per CPU)")
+    c.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (an address, or local[:N])")
+    c.add_argument("--ray", metavar="ADDRESS", nargs="?", const="", help="run on a Ray cluster")
+    c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    c.set_defaults(func=cmd_characterize)
+
+
+def load_aqm(path: str) -> tuple[str, dict[str, Any]]:
+    """The label and queue table of an AQM file."""
+    from ..scenario import read_toml
+
+    data = read_toml(Path(path), "aqm")
+    name = data.pop("name", None) or Path(path).stem
+    queue = data.pop("queue", None)
+    if queue is None:
+        queue = data
+    elif data:
+        raise ScenarioError(f"aqm.{next(iter(data))}", "unknown key beside 'name' and 'queue'")
+    if not isinstance(queue, dict) or "type" not in queue:
+        raise ScenarioError("aqm.type", "name the discipline, e.g. type = \"pie\"")
+    return str(name), queue
+
+
+def cmd_characterize(args: Any) -> int:
+    from ..sweep.backends import make_backend
+    from . import experiments
+    from .report import override, write
+    from .runner import characterize
+
+    name, queue = load_aqm(args.aqm)
+    aqms = {name: queue}
+    for b in filter(None, (x.strip() for x in args.against.split(","))):
+        aqms[b if b not in aqms else f"{b} (baseline)"] = {"type": b}
+    keys = [e.key for e in experiments.EXPERIMENTS]
+    for k in args.only or []:
+        if k not in keys:
+            raise ScenarioError("--only", f"no experiment '{k}' (experiments: {', '.join(keys)})")
+    criteria = override(args.threshold)
+    scale = experiments.QUICK if args.quick else experiments.FULL
+    # Every variant must validate before any run starts (a bad parameter is named at once).
+    from ..scenario import Scenario
+    from .runner import jobs
+
+    for job in jobs(aqms, scale, args.only):
+        try:
+            Scenario.from_dict(job.scenario)
+        except ScenarioError as e:
+            if job.aqm == name:
+                raise ScenarioError(f"{job.experiment} ({job.variant}): {e.path}", e.message) from None
+    with make_backend(workers=args.workers, dask=args.dask, ray=args.ray) as backend:
+        c = characterize(aqms, scale, backend=backend, only=args.only, progress=False if args.quiet else None)
+    out = Path(args.output or f"characterize-{name}")
+    page = write(c, out, criteria, f"AQM characterization: {name}", experiments.NOT_RUN)
+    print(f"wrote {page}, {out / 'results.json'}, {out / 'runs.parquet'}")
+    return 0
