@@ -444,7 +444,8 @@ def _route_delay(g: FlowGroup, path: str, b: Bottleneck, network: Network | None
     try:
         return _core.route_delay(json.dumps(sim_table(network)), b.delay, g.route or network.bottleneck)
     except ValueError as e:
-        raise ScenarioError(f"{path}.route" if str(e).startswith("route") else "network", str(e).partition(": ")[2] or str(e)) from None
+        where, _, message = str(e).partition(": ")
+        raise ScenarioError(f"{path}.route" if where == "route" else user_path(where), message) from None
 
 
 def _flow(g: TcpGroup | UdpGroup, path: str, index: int, b: Bottleneck, duration: int,

@@ -1,0 +1,63 @@
+"""`aqmlab characterize` (issue 20): the quick report card end to end, checked in headless
+Chromium, and the command's errors."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from aqmlab.characterize import CRITERIA, EXPERIMENTS, QUICK
+from aqmlab.characterize.runner import jobs
+from aqmlab.cli import main
+
+
+def test_every_quick_variant_validates_for_every_baseline():
+    from aqmlab import Scenario
+
+    aqms = {q: {"type": q} for q in ("pie", "codel", "fq_codel", "drop_tail")}
+    todo = jobs(aqms, QUICK)
+    assert {j.experiment for j in todo} == {e.key for e in EXPERIMENTS}
+    for j in todo:
+        if j.seed == 1:
+            Scenario.from_dict(j.scenario)
+
+
+def test_quick_report_card(tmp_path):
+    aqm = tmp_path / "pie.toml"
+    aqm.write_text('type = "pie"\nprofile = "rfc"\n')
+    out = tmp_path / "out"
+    assert main(["characterize", str(aqm), "--quick", "-o", str(out), "-q", "--workers", "2"]) == 0
+    doc = json.loads((out / "results.json").read_text())
+    assert list(doc["aqms"]) == ["pie", "pie (baseline)", "codel", "fq_codel", "drop_tail"]
+    assert set(doc["summary"]) == {c.key for c in CRITERIA}
+    assert not doc["errors"]
+    # Discriminating: DropTail's 4-BDP buffer fails the delay criterion every AQM is built for.
+    assert doc["summary"]["latency"]["drop_tail"]["verdict"] == "fail"
+    assert doc["summary"]["latency"]["pie"]["verdict"] == "pass"
+    # DropTail has no FQ form and no time parameter to sweep.
+    assert doc["summary"]["fq_voip"]["drop_tail"]["verdict"] == "n/a"
+    assert (out / "runs.parquet").stat().st_size > 0
+    page = (out / "report.html").read_text()
+    assert page.index("id='summary'") < page.index("<h2")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no headless Chromium on this machine")
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
+                          "--dump-dom", (out / "report.html").as_uri()], capture_output=True, text=True, timeout=120)
+    assert 'data-images="ok:' in dom.stdout, dom.stderr[-2000:]
+    n = int(dom.stdout.split('data-images="ok:')[1].split('"')[0])
+    assert n >= len(EXPERIMENTS)
+
+
+def test_errors_are_named(tmp_path, capsys):
+    aqm = tmp_path / "bad.toml"
+    aqm.write_text('type = "pie"\ntarget = "-3ms"\n')
+    assert main(["characterize", str(aqm), "--quick", "--against", "", "-o", str(tmp_path / "o")]) == 2
+    assert "target" in capsys.readouterr().err
+    assert main(["characterize", str(aqm), "--only", "nonsense"]) == 2
+    assert "no experiment 'nonsense'" in capsys.readouterr().err
+    good = tmp_path / "pie.toml"
+    good.write_text('type = "pie"\n')
+    assert main(["characterize", str(good), "--threshold", "latency=abc"]) == 2
+    assert "--threshold latency: expected a number" in capsys.readouterr().err
