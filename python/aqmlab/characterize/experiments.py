@@ -171,14 +171,39 @@ def multi_aqm(q: dict[str, Any], s: Scale) -> list[Variant]:
 
 # --- §4.5 ECN, §4.6 scheduling -----------------------------------------------------------------
 
+# Where a discipline's ECN switch sits (flow-queueing forms nest their control law's table).
+_NESTED = {"fq_codel": "codel", "fq_pie": "pie"}
+
+
+def _with(q: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
+    """The queue table with parameter ``key`` (of the control law, for a flow-queueing form) set."""
+    out = copy.deepcopy(q)
+    inner = _NESTED.get(q["type"])
+    (out.setdefault(inner, {}) if inner else out)[key] = value
+    return out
+
+
+def _param(resolved: dict[str, Any], key: str) -> Any:
+    inner = _NESTED.get(resolved["type"])
+    return (resolved[inner] if inner else resolved).get(key)
+
+
 def ecn(q: dict[str, Any], s: Scale) -> list[Variant]:
-    qe = {**q, "ecn": True}
-    return [
+    from ..errors import ScenarioError
+    from ..scenario import Scenario
+
+    qe = _with(q, "ecn", True)
+    variants = [
         Variant("mixed", _base(qe, s, [_tcp("ecn", 3, cc="newreno", ecn="classic"),
                                        _tcp("no-ecn", 3, cc="newreno", ecn="off")], "ecn-mixed")),
         Variant("overload", _base(qe, s, [_tcp("ecn", 3, cc="newreno", ecn="classic"),
                                           _udp("udp-ect", "12Mbps", ecn=True, start=s.t(0.25))], "ecn-overload")),
     ]
+    try:
+        Scenario.from_dict(variants[0].scenario)
+    except ScenarioError:
+        return []  # a discipline without ECN (DropTail): not applicable
+    return variants
 
 
 # The flow-queueing form of each discipline that has one (RFC 7928 §4.6: the AQM under FQ).
@@ -211,10 +236,9 @@ def sensitivity(q: dict[str, Any], s: Scale) -> list[Variant]:
     resolved = Scenario.from_dict(_base(q, s, flows, "defaults")).resolved["bottleneck"]["queue"]
     out = []
     for p in TUNABLE.get(q["type"], ()):
-        ns = units.duration_ns(resolved[p], p)
+        ns = units.duration_ns(_param(resolved, p), p)
         for f in FACTORS:
-            qp = {**q, p: f"{int(ns * f)}ns"}
-            out.append(Variant(f"{p} x{f:g}", _base(qp, s, flows, f"{p}x{f:g}")))
+            out.append(Variant(f"{p} x{f:g}", _base(_with(q, p, f"{int(ns * f)}ns"), s, flows, f"{p}x{f:g}")))
     return out
 
 
