@@ -336,7 +336,7 @@ class TcpGroup(FlowGroup):
 
     TAG: ClassVar[tuple[str, str]] = ("type", "tcp")
     profile: str = spec(Choice(_tcp_profiles), "the TCP whose defaults apply", default="ns2-sack")
-    cc: str | None = spec(Choice(("newreno", "cubic", "dctcp")), "congestion control", default=None, sim="cc")
+    cc: str | None = spec(Choice(("newreno", "cubic", "dctcp", "ledbat")), "congestion control", default=None, sim="cc")
     sack: bool | None = spec(Bool(), "SACK loss recovery (RFC 6675); without it NewReno (RFC 6582)",
                              default=None, sim="sack")
     prr: bool | None = spec(Bool(), "Proportional Rate Reduction in SACK recovery (RFC 6937)", default=None,

@@ -104,6 +104,7 @@ pub enum Cc {
     Reno,
     Cubic(CubicState),
     Dctcp(DctcpState),
+    Ledbat(super::ledbat::LedbatState),
 }
 
 impl Cc {
@@ -112,6 +113,7 @@ impl Cc {
             "newreno" | "reno" => Some(Cc::Reno),
             "cubic" => Some(Cc::Cubic(CubicState::default())),
             "dctcp" => Some(Cc::Dctcp(DctcpState { alpha: 1.0, acked: 0.0, marked: 0.0, window_end: 0 })),
+            "ledbat" => Some(Cc::Ledbat(Default::default())),
             _ => None,
         }
     }
@@ -128,7 +130,7 @@ impl Cc {
     fn beta(&self) -> f64 {
         match self {
             Cc::Cubic(_) => CUBIC_BETA,
-            Cc::Reno | Cc::Dctcp(_) => 0.5,
+            Cc::Reno | Cc::Dctcp(_) | Cc::Ledbat(_) => 0.5,
         }
     }
 
@@ -139,7 +141,8 @@ impl Cc {
             Growth::PerAck => 1.0,
             Growth::ByteCounting => acked as f64,
         };
-        if *cwnd < ssthresh {
+        // LEDBAT has no slow start: its delay law runs from the first ACK (see `super::ledbat`).
+        if *cwnd < ssthresh && !matches!(self, Cc::Ledbat(_)) {
             // Slow start (RFC 5681 §3.1); byte counting is capped at ssthresh, the rest goes on
             // to congestion avoidance, as Linux does.
             let room = (ssthresh - *cwnd).max(0.0);
@@ -161,6 +164,15 @@ impl Cc {
             // RFC 5681 §3.1 eq. (3): one segment per window of ACKs.
             Cc::Reno | Cc::Dctcp(_) => *cwnd += n / *cwnd,
             Cc::Cubic(s) => s.avoid(cwnd, n, now, srtt),
+            Cc::Ledbat(l) => l.grow(cwnd, n),
+        }
+    }
+
+    /// A delay sample (the round trip of the segment an ACK acknowledges, s) at `now` (s):
+    /// LEDBAT's signal; other controllers ignore it.
+    pub fn on_delay_sample(&mut self, now: f64, delay: f64) {
+        if let Cc::Ledbat(l) = self {
+            l.sample(now, delay);
         }
     }
 

@@ -1,5 +1,6 @@
 //! TCP as AQM research needs it: NewReno and SACK loss recovery (RFC 6582, RFC 6675), PRR
-//! (RFC 6937), limited transmit (RFC 3042), CUBIC (RFC 9438) and DCTCP (RFC 8257), HyStart
+//! (RFC 6937), limited transmit (RFC 3042), CUBIC (RFC 9438), DCTCP (RFC 8257) and LEDBAT
+//! (RFC 6817), HyStart
 //! (Linux tcp_cubic's hybrid slow start), RACK-TLP loss detection (RFC 8985), ECN (RFC 3168),
 //! delayed ACKs (RFC 5681 §4.2), timestamps (RFC 7323) and the RTO of RFC 6298.
 //!
@@ -9,6 +10,7 @@
 
 pub mod cc;
 pub mod hystart;
+pub mod ledbat;
 pub mod params;
 mod rack;
 pub mod receiver;

@@ -37,7 +37,7 @@ pub enum OptionBytes {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpConfig {
-    /// Congestion control: "newreno", "cubic" or "dctcp".
+    /// Congestion control: "newreno", "cubic", "dctcp" or "ledbat".
     pub cc: String,
     /// SACK loss recovery (RFC 6675); without it, NewReno (RFC 6582).
     pub sack: bool,
@@ -179,7 +179,7 @@ impl TcpConfig {
 impl TcpConfig {
     pub fn validate(&self) -> Result<(), String> {
         if super::cc::Cc::new(&self.cc).is_none() {
-            return Err(format!("cc: unknown congestion control '{}' (accepted: newreno, cubic, dctcp)", self.cc));
+            return Err(format!("cc: unknown congestion control '{}' (accepted: newreno, cubic, dctcp, ledbat)", self.cc));
         }
         if self.initial_cwnd == 0 || self.rwnd == 0 || self.dupack_threshold == 0 || self.ack_every == 0 {
             return Err("initial_cwnd, rwnd, dupack_threshold and ack_every must be >= 1".into());

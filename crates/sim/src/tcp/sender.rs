@@ -331,6 +331,7 @@ impl TcpSender {
         }
         if newly_acked > 0 {
             self.take_rtt_sample(now, a.ack, a.echo);
+            self.cc.on_delay_sample(now as f64 * 1e-9, now.saturating_sub(a.echo) as f64 * 1e-9);
             self.sb.advance(a.ack);
             if let Some(h) = &mut self.hystart {
                 // Before the window grows on this ACK, as Linux calls pkts_acked before
