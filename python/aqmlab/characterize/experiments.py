@@ -93,6 +93,10 @@ def transports(q: dict[str, Any], s: Scale) -> list[Variant]:
                                            _tcp("cubic-iw10", 2, cc="cubic", initial_cwnd=10)], "aggressive")),
         Variant("unresponsive", _base(q, s, [_tcp("reno", 3, cc="newreno"),
                                              _udp("udp", "12Mbps", start=s.t(0.25))], "unresponsive")),
+        # §5.4: an AQM that keeps the queue below LEDBAT's 100 ms target takes away its signal
+        # to yield.
+        Variant("less-than-best-effort", _base(q, s, [_tcp("reno", 2, cc="newreno"), _tcp("ledbat", 2, cc="ledbat")],
+                                               "lbe")),
     ]
 
 
@@ -243,9 +247,9 @@ def sensitivity(q: dict[str, Any], s: Scale) -> list[Variant]:
 
 
 EXPERIMENTS = [
-    Experiment("transports", "Transport protocols", "§5.1-5.3",
-               "TCP-friendly, aggressive (CUBIC with IW10 against Reno with IW3) and unresponsive (UDP above "
-               "capacity) senders.", transports),
+    Experiment("transports", "Transport protocols", "§5",
+               "TCP-friendly, aggressive (CUBIC with IW10 against Reno with IW3), unresponsive (UDP above "
+               "capacity) and less-than-best-effort (LEDBAT beside Reno) senders.", transports),
     Experiment("rtt_fairness", "RTT fairness", "§6", "Eight flows with base RTTs from 5 to 560 ms.", rtt_fairness),
     Experiment("bursts", "Burst absorption", "§7", "A UDP burst at 3x capacity, a web page of 30 objects, a 2 MB "
                "video chunk, each over two bulk flows.", bursts),
@@ -264,6 +268,5 @@ EXPERIMENTS = [
 
 # Not run, with the reason (shown on the page).
 NOT_RUN = {
-    "§5.4 less-than-best-effort sender": "LEDBAT (RFC 6817) is not implemented in the simulator yet.",
     "§11 implementation cost": "not a simulation experiment.",
 }

@@ -44,6 +44,8 @@ CRITERIA = [
               0.75, "", "CUBIC with IW10 should not starve Reno with IW3 (§5.2)"),
     Criterion("unresponsive", "Queue delay under UDP overload (p99)", "transports", "unresponsive", "qdelay_p99_ms",
               "<=", 100.0, "ms", "an unresponsive flow must not fill the buffer (§5.3)"),
+    Criterion("lbe", "Share of the LEDBAT senders beside Reno", "transports", "less-than-best-effort",
+              "share:ledbat", "<=", 0.5, "", "a less-than-best-effort sender takes no more than an equal share (§5.4)"),
     Criterion("rtt_fairness", "Jain index, RTTs 5-560 ms", "rtt_fairness", None, "jain", ">=", 0.3, "",
               "long-RTT flows keep a share (§6)"),
     Criterion("web_burst", "Web page completion (slowest object)", "bursts", "web-page", "fct_max_s:page", "<=", 3.0,
