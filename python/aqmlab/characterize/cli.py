@@ -74,7 +74,7 @@ def cmd_characterize(args: Any) -> int:
             Scenario.from_dict(job.scenario)
         except ScenarioError as e:
             if job.aqm == name:
-                raise ScenarioError(f"{job.experiment} ({job.variant}): {e.path}", e.message) from None
+                raise ScenarioError(f"{job.experiment} ({job.variant}): {e.path}", e.reason) from None
     with make_backend(workers=args.workers, dask=args.dask, ray=args.ray) as backend:
         c = characterize(aqms, scale, backend=backend, only=args.only, progress=False if args.quiet else None)
     out = Path(args.output or f"characterize-{name}")

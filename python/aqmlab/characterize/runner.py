@@ -31,7 +31,7 @@ def run_job(job: Job) -> dict[str, float] | str:
         result = run({**job.scenario, "seed": job.seed}, progress=False)
     except ScenarioError as e:
         return str(e)
-    return metrics(result.summary)
+    return metrics(dict(result.summary))
 
 
 def metrics(s: dict[str, Any]) -> dict[str, float]:
