@@ -90,6 +90,12 @@ def estimate(scn: Scenario) -> Estimate:
     per_sample = 8 + 32 * tr["queue"] + 8 * n_flows * tr["flow_bytes"] + 48 * tr["probe"] + 24 * n_flows * tr["tcp"]
     departures = bits / (8 * smallest)
     trace_bytes = samples * per_sample + tr["sojourn"] * departures / tr["sojourn_every"] * 20
+    # A capture keeps a 16-byte record header and up to snaplen bytes of a frame per packet
+    # (an MTU-sized frame at most), inside its window.
+    window = tr["pcap_window_ns"] or (0, end)
+    share = max(min(window[1], end) - window[0], 0) / end
+    frame = 16 + min(tr["pcap_snaplen"], b["mtu"] + 14)
+    trace_bytes += len(tr["pcap"]) * departures * share / tr["pcap_every"] * frame
     return Estimate(events=sum(terms.values()), trace_bytes=trace_bytes, terms=terms)
 
 
