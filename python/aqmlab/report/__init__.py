@@ -70,7 +70,7 @@ def flow_table(result: Result, max_rows: int = 200) -> str:
                                       for k, _, sc in _FLOW_COLS) + "</tr>"
         for i, f in enumerate(flows[:max_rows]))
     more = f"<p>{len(flows) - max_rows} more flows in traces/flows.parquet</p>" if len(flows) > max_rows else ""
-    return f"<table>{head}{body}</table>{more}"
+    return f"<div style='overflow-x:auto'><table>{head}{body}</table></div>{more}"
 
 
 def _png(fig: Any) -> str:
