@@ -206,6 +206,7 @@ def _register_subpackages(sub) -> None:
     reproduction catalog."""
     from .analysis import cli as analysis_cli
     from .catalog import cli as catalog_cli
+    from .compare import cli as compare_cli
     from .live import cli as live_cli
     from .sweep import cli as sweep_cli
 
@@ -213,6 +214,7 @@ def _register_subpackages(sub) -> None:
     sweep_cli.register(sub)
     catalog_cli.register(sub)
     live_cli.register(sub)
+    compare_cli.register(sub)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]

@@ -12,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
@@ -57,6 +58,16 @@ def queue_delay(result: Result, ax: Axes | None = None) -> Axes:
     return ax
 
 
+def binned_rates(r: pd.DataFrame, bins: int) -> tuple[np.ndarray, pd.DataFrame]:
+    """Per-interval rates (rows: interval ends) averaged into about ``bins`` bins: the bins' end
+    times and mean rates."""
+    k = max(1, round(len(r) / bins))
+    r = r.iloc[: len(r) - len(r) % k] if len(r) >= k else r  # no partial bin at the end
+    groups = np.arange(len(r)) // k
+    t = r.index.to_series().groupby(groups).max().to_numpy()
+    return t, r.groupby(groups).mean()
+
+
 def throughput(result: Result, ax: Axes | None = None, bins: int = 200) -> Axes:
     """Per-flow and total delivered rate over time, averaged into about ``bins`` intervals
     (a 10 ms sample holds only a dozen packets at 10 Mb/s: too noisy to read)."""
@@ -64,11 +75,7 @@ def throughput(result: Result, ax: Axes | None = None, bins: int = 200) -> Axes:
     _warmup(result, ax)
     r = result.flow_rates()
     if len(r):
-        k = max(1, round(len(r) / bins))
-        r = r.iloc[: len(r) - len(r) % k] if len(r) >= k else r  # no partial bin at the end
-        groups = np.arange(len(r)) // k
-        t = r.index.to_series().groupby(groups).max().to_numpy()
-        r = r.groupby(groups).mean()
+        t, r = binned_rates(r, bins)
         if r.shape[1] <= 10:
             colors = plt.get_cmap("tab10").colors
             for i, c in enumerate(r.columns):

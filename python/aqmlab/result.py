@@ -332,6 +332,7 @@ class Result:
             "queue": self.queue(), "sojourn": self.sojourn(), "flow_rates": self.flow_rates(),
             "drops": self.drops(), "probe": self.probe(), "tcp": self.tcp(), "flows": self.flows(),
             "tcp_events": self.tcp_events(), "transfers": self.transfers(),
+            "delay_histogram": pd.DataFrame(self.delay_histogram),
         }
         for name, df in frames.items():
             if len(df):
