@@ -13,7 +13,7 @@ import tomli_w
 
 from support import small_scenario
 
-SUBCOMMANDS = ["run", "validate", "scenarios", "bench", "fluid", "design", "margins", "sweep", "reproduce"]
+SUBCOMMANDS = ["run", "validate", "scenarios", "bench", "fluid", "design", "margins", "sweep", "reproduce", "compare"]
 
 
 def aqmlab(*args, **kw):
