@@ -77,9 +77,8 @@ def throughput(result: Result, ax: Axes | None = None, bins: int = 200) -> Axes:
     if len(r):
         t, r = binned_rates(r, bins)
         if r.shape[1] <= 10:
-            colors = plt.get_cmap("tab10").colors
-            for i, c in enumerate(r.columns):
-                ax.plot(t, r[c] / 1e6, lw=0.6, color=colors[i % 10], label=_flow_label(result, int(c)))
+            for i, c in enumerate(r.columns):  # "Cn": the default cycle, ten distinct colours
+                ax.plot(t, r[c] / 1e6, lw=0.6, color=f"C{i % 10}", label=_flow_label(result, int(c)))
         ax.plot(t, r.sum(axis=1) / 1e6, color="k", lw=1.0, label="total")
     q = result.queue()
     if len(q):
@@ -123,9 +122,9 @@ def cwnd(result: Result, ax: Axes | None = None, max_flows: int = 10) -> Axes:
     ax = ax or plt.gca()
     _warmup(result, ax)
     df = result.tcp()
-    colors = plt.get_cmap("tab10").colors
-    for i, (flow, g) in enumerate(list(df.groupby("flow"))[:max_flows]):
-        ax.plot(g["t_s"], g["cwnd"], lw=0.6, color=colors[i % 10], label=_flow_label(result, int(flow)))
+    for i, flow in enumerate(sorted(df["flow"].unique())[:max_flows]):
+        g = df[df["flow"] == flow]
+        ax.plot(g["t_s"], g["cwnd"], lw=0.6, color=f"C{i % 10}", label=_flow_label(result, int(flow)))
     ax.set_xlabel("time (s)")
     ax.set_ylabel("cwnd (segments)")
     ax.legend(loc="upper right", fontsize="x-small", ncol=2)

@@ -145,11 +145,8 @@ def plot_flow_throughput(runs: list[SavedRun], axes: Any, max_flows: int = 10, b
     axes[-1].set_xlabel("time (s)")
 
 
-def _colors(n: int) -> list[Any]:
-    import matplotlib.pyplot as plt
-
-    base = plt.get_cmap("tab10").colors
-    return [base[i % 10] for i in range(n)]
+def _colors(n: int) -> list[str]:
+    return [f"C{i % 10}" for i in range(n)]  # matplotlib's default cycle: ten distinct colours
 
 
 def compare(dirs: list[Path], outdir: Path, labels: list[str] | None = None) -> list[Path]:

@@ -57,7 +57,7 @@ _FLOW_COLS = [("name", "group", 1.0), ("start_s", "start (s)", 1.0), ("rtt_base_
 
 def summary_table(result: Result) -> str:
     s = result.summary
-    rows = "".join(f"<tr><th class=l>{label}</th><td>{_fmt(s.get(key), scale)}</td></tr>"  # type: ignore[misc]
+    rows = "".join(f"<tr><th class=l>{label}</th><td>{_fmt(s.get(key), scale)}</td></tr>"
                    for key, label, scale in _ROWS)
     return f"<table>{rows}</table>"
 
@@ -66,7 +66,7 @@ def flow_table(result: Result, max_rows: int = 200) -> str:
     flows = result.summary["flows"]
     head = "<tr><th>flow</th>" + "".join(f"<th>{label}</th>" for _, label, _ in _FLOW_COLS) + "</tr>"
     body = "".join(
-        f"<tr><td>{i}</td>" + "".join(f"<td{' class=l' if k == 'name' else ''}>{_fmt(f.get(k), sc)}</td>"  # type: ignore[misc]
+        f"<tr><td>{i}</td>" + "".join(f"<td{' class=l' if k == 'name' else ''}>{_fmt(f.get(k), sc)}</td>"
                                       for k, _, sc in _FLOW_COLS) + "</tr>"
         for i, f in enumerate(flows[:max_rows]))
     more = f"<p>{len(flows) - max_rows} more flows in traces/flows.parquet</p>" if len(flows) > max_rows else ""
