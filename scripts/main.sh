@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/venv.sh
-echo "aqmlab: simulating the PIE paper's base scenario (pie-base: 150 s of 5 TCP flows, a few seconds) ..."
+echo "aqmlab: simulating the PIE paper's base scenario (pie-base: 100 s of 5 TCP flows, a few seconds) ..."
 aqmlab run pie-base -o out/pie-base
 echo "open out/pie-base/report.html (summary, plots, flows, scenario); plots also in out/pie-base/plots/"

@@ -33,6 +33,8 @@ def _fmt(x: Any, scale: float = 1.0, spec: str = ".4g") -> str:
         return "n/a"
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         return html.escape(str(x))
+    if isinstance(x, int) and scale == 1.0:
+        return str(x)  # counts in full
     return format(x * scale, spec)
 
 
