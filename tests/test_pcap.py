@@ -133,3 +133,14 @@ def test_bad_capture_fields_are_named():
         aqmlab.run(scenario() | {"traces": {"pcap": ["access"]}}, progress=False)
     with pytest.raises(ScenarioError, match=r"traces\.pcap_snaplen.*64"):
         aqmlab.run(scenario(pcap_snaplen=10), progress=False)
+
+
+def test_size_estimate_bounds_the_captures(run):
+    # The estimate counts a record per bottleneck-rate packet at each point, at most snaplen
+    # bytes each: an upper bound on what was captured (ACKs are smaller and fewer).
+    from aqmlab.api import estimate
+
+    r, _ = run
+    with_pcap = estimate(r.scenario).trace_bytes
+    without = estimate(aqmlab.Scenario.from_dict(scenario() | {"traces": {}})).trace_bytes
+    assert with_pcap - without >= sum(len(b) for b in r.pcaps.values()) > 0
