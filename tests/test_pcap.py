@@ -144,3 +144,20 @@ def test_size_estimate_bounds_the_captures(run):
     with_pcap = estimate(r.scenario).trace_bytes
     without = estimate(aqmlab.Scenario.from_dict(scenario() | {"traces": {}})).trace_bytes
     assert with_pcap - without >= sum(len(b) for b in r.pcaps.values()) > 0
+
+
+def test_udp_datagrams_carry_their_numbers(tmp_path):
+    # A 2 Mb/s CBR source alone on a 10 Mb/s link: nothing is dropped, so the bottleneck's output
+    # holds every datagram sent, numbered 0, 1, 2, ... in its first 8 payload bytes.
+    d = {"name": "udp", "duration": "2s",
+         "bottleneck": {"rate": "10Mbps", "delay": "5ms", "queue": {"type": "drop_tail", "limit": "100p"}},
+         "flows": [{"type": "udp", "rate": "2Mbps", "access_delay": "0ms", "stop": "1s"}],
+         "traces": {"pcap": ["bottleneck"]}}
+    r = aqmlab.run(d, progress=False)
+    path = tmp_path / "udp.pcap"
+    path.write_bytes(r.pcaps["bottleneck"])
+    out = subprocess.run(["tshark", "-r", str(path), "-n", "-T", "fields", "-e", "udp.dstport", "-e", "data.data"],
+                         capture_output=True, text=True, check=True).stdout.split("\n")[:-1]
+    assert len(out) == r.summary["flows"][0]["sent"] > 0
+    numbers = [int(line.split("\t")[1][:16], 16) for line in out]
+    assert numbers == list(range(len(out))) and {line.split("\t")[0] for line in out} == {"5202"}
