@@ -10,6 +10,9 @@ echo "aqmlab: Debian packages for the live, pcap and report tests (installed onl
 bash scripts/live-setup.sh
 echo "aqmlab: Rust tests (compiling them takes several minutes the first time) ..."
 cargo test --workspace --exclude aqmlab-py --release
+echo "aqmlab: fuzzing every AQM state machine (10 s each) ..."
+# Every AQM state machine under libFuzzer for a bounded time (issue 16 item 8).
+FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash scripts/fuzz.sh --required
 echo "aqmlab: type checks ..."
 python -m mypy
 echo "aqmlab: Python tests ..."
