@@ -5,12 +5,16 @@
   follows, its profiles, and every parameter with its range and its default under each
   profile, the profiles' differences marked;
 - ``catalog.md``, from the reproduction catalog's registry: every experiment and claim with
-  its band and the reason for it.
+  its band and the reason for it, and the current verdict table when a reproduction's
+  ``results.json`` is at hand (``$AQMLAB_CATALOG_RESULTS``, else ``out/reproduce/results.json``
+  as ``aqmlab reproduce --all`` writes it).
 """
 
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 from mkdocs.structure.files import File, Files
@@ -62,6 +66,27 @@ def aqm_page(name: str, d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def results_path() -> Path:
+    return Path(os.environ.get("AQMLAB_CATALOG_RESULTS", Path(__file__).parents[1] / "out/reproduce/results.json"))
+
+
+def verdict_table(results: list[dict[str, Any]]) -> list[str]:
+    """The verdicts of a reproduction, one row per experiment."""
+    versions = sorted({r["aqmlab_version"] for r in results})
+    lines = ["## Current verdicts", "",
+             f"From `aqmlab reproduce` with aqmlab {', '.join(versions)}: each experiment's overall verdict and "
+             "its claims' verdicts.", "", "| experiment | length | verdict | claims reproduced | deviating claims |",
+             "|---|---|---|---|---|"]
+    for r in results:
+        checks = r["checks"]
+        ok = sum(c["verdict"] == "reproduced" for c in checks)
+        dev = "; ".join(f"{c['claim']} ({c['detail']})".replace("|", "/") for c in checks
+                        if c["verdict"] in ("deviates", "missing"))
+        lines.append(f"| `{r['id']}` | {'quick' if r['quick'] else 'full'} | **{r['verdict']}** | "
+                     f"{ok}/{len(checks)} | {dev or '—'} |")
+    return lines + [""]
+
+
 def catalog_page() -> str:
     from aqmlab.catalog import registry
 
@@ -71,6 +96,12 @@ def catalog_page() -> str:
              "`aqmlab reproduce --all -o out/reproduce` runs them at full length and writes the current verdicts "
              "(*reproduced* or *deviates*, with by how much) to `out/reproduce/report.html`; the test suite runs "
              "every experiment in `--quick` mode and asserts the claims marked *quick*.", ""]
+    path = results_path()
+    if path.is_file():
+        lines += verdict_table(json.loads(path.read_text()))
+    else:
+        lines += ["!!! note", f"    No reproduction's results were found when this site was built: run "
+                  "`aqmlab reproduce --all -o out/reproduce` and build it again for the verdict table.", ""]
     for exp in registry.experiments():
         lines += [f"## `{exp.id}`: {exp.title}", "", f"{exp.paper.citation}, {exp.figure}. {exp.statement}", "",
                   "| claim | band | quick | reason |", "|---|---|---|---|"]

@@ -50,3 +50,23 @@ def test_quickstart_notebook_runs():
                             resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
     html = [o["data"]["text/html"] for o in nb.cells[1].outputs if "text/html" in o.get("data", {})]
     assert html and "bottleneck utilization (%)" in html[0]  # the Result's own view
+
+
+def test_catalog_page_shows_the_verdicts_of_a_reproduction(tmp_path, monkeypatch):
+    # A real reproduction (the PI design example: analysis only, about a second), its verdict
+    # taken from results.json as the report writes it.
+    out = subprocess.run([sys.executable, "-m", "aqmlab.cli", "reproduce", "pi01-design", "-o", str(tmp_path)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import hooks
+    finally:
+        sys.path.pop(0)
+    monkeypatch.setenv("AQMLAB_CATALOG_RESULTS", str(tmp_path / "results.json"))
+    page = hooks.catalog_page()
+    from aqmlab.catalog import registry
+
+    n = len(registry.get("pi01-design").expectations)
+    row = next(line for line in page.splitlines() if line.startswith("| `pi01-design` |"))
+    assert f"| full | **reproduced** | {n}/{n} |" in row
