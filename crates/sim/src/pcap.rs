@@ -38,6 +38,11 @@ const TCP_LEN: usize = 20;
 const UDP_LEN: usize = 8;
 pub const TCP_PORT: u16 = 5201;
 pub const UDP_PORT: u16 = 5202;
+/// Accepted snap lengths: room for the longest headers (94 bytes with 3 SACK blocks would be
+/// cut at 64, which still holds the IPv4 header and the TCP ports, sequence and flags) up to
+/// libpcap's own maximum.
+pub const MIN_SNAPLEN: u32 = 64;
+pub const MAX_SNAPLEN: u32 = 262_144;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Point {
@@ -122,19 +127,17 @@ impl Pcap {
             self.frame.clear();
             frame(&mut self.frame, p, &flows[p.flow as usize], c.packets as u16);
             let incl = self.frame.len().min(self.snaplen as usize);
-            let c_bytes = &mut c.bytes;
-            c_bytes.extend_from_slice(&((now / 1_000_000_000) as u32).to_le_bytes());
-            c_bytes.extend_from_slice(&((now % 1_000_000_000) as u32).to_le_bytes());
-            c_bytes.extend_from_slice(&(incl as u32).to_le_bytes());
-            c_bytes.extend_from_slice(&(self.frame.len() as u32).to_le_bytes());
-            c_bytes.extend_from_slice(&self.frame[..incl]);
+            // Record header: seconds, nanoseconds, captured length, length on the wire.
+            let out = &mut c.bytes;
+            out.extend_from_slice(&((now / 1_000_000_000) as u32).to_le_bytes());
+            out.extend_from_slice(&((now % 1_000_000_000) as u32).to_le_bytes());
+            out.extend_from_slice(&(incl as u32).to_le_bytes());
+            out.extend_from_slice(&(self.frame.len() as u32).to_le_bytes());
+            out.extend_from_slice(&self.frame[..incl]);
             c.packets += 1;
         }
     }
 }
-
-pub const MIN_SNAPLEN: u32 = 64;
-pub const MAX_SNAPLEN: u32 = 262_144;
 
 fn file_header(snaplen: u32) -> Vec<u8> {
     let mut h = Vec::with_capacity(24);
