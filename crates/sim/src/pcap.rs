@@ -218,7 +218,8 @@ fn tcp_header(out: &mut Vec<u8>, p: &Packet, flow: &Flow) -> usize {
     out.extend_from_slice(&seq.to_be_bytes());
     out.extend_from_slice(&ack.to_be_bytes());
     // RFC 3168 §6.1: CWR 0x80, ECE 0x40; ACK 0x10, PSH 0x08.
-    let flags = 0x10 | (p.kind == Kind::Data) as u8 * 0x08 | p.cwr as u8 * 0x80 | p.ece as u8 * 0x40;
+    let bit = |on: bool, b: u8| if on { b } else { 0 };
+    let flags = 0x10 | bit(p.kind == Kind::Data, 0x08) | bit(p.cwr, 0x80) | bit(p.ece, 0x40);
     out.extend_from_slice(&[(((TCP_LEN + opt_len) / 4) << 4) as u8, flags, 0xff, 0xff, 0, 0, 0, 0]);
     // RFC 7323 §3: TSval is the sender's clock (ms here), TSecr the echoed one.
     let ms = |t: Nanos| (t / 1_000_000) as u32;
@@ -253,7 +254,7 @@ fn udp_header(out: &mut Vec<u8>, p: &Packet) -> usize {
 
 fn sum_words(b: &[u8], mut acc: u32) -> u32 {
     for w in b.chunks(2) {
-        acc += (w[0] as u32) << 8 | *w.get(1).unwrap_or(&0) as u32;
+        acc += ((w[0] as u32) << 8) | *w.get(1).unwrap_or(&0) as u32;
     }
     acc
 }
