@@ -123,7 +123,12 @@ impl Estimate {
         let mut costs = Vec::new();
         let b = &cfg.bottleneck;
         let duration = cfg.duration_ns;
-        let max_rate = b.rate_schedule.iter().map(|s| s.rate_bps).chain([b.rate_bps]).max().unwrap_or(b.rate_bps) as f64;
+        let peak = |rate: u64, steps: &[crate::config::RateStep]| steps.iter().map(|s| s.rate_bps).chain([rate]).max().unwrap_or(rate) as f64;
+        let max_rate = peak(b.rate_bps, &b.rate_schedule);
+        // Every packet-hop costs about as much as a bottleneck crossing: with a network, TCP can
+        // fill each of its links (a parking lot's cross traffic), so their capacities add up.
+        let net_links = cfg.network.as_ref().map_or(&[][..], |n| &n.links[..]);
+        let hop_rate = max_rate + net_links.iter().map(|l| peak(l.rate_bps, &l.rate_schedule)).sum::<f64>();
         let access_rated = cfg.access.rate_bps.is_some();
         let per_packet = EVENTS_PER_PACKET + if access_rated { EVENTS_PER_PACKET_ACCESS } else { 0.0 };
         let flows: f64 = cfg.flows.iter().map(group_flows).sum();
@@ -173,20 +178,21 @@ impl Estimate {
         }
         // TCP fills what UDP leaves of the bottleneck: its packets follow the capacity, in the
         // smallest packets used (UDP sent beyond the capacity is dropped at the queue).
-        let tcp_packets = tcp_sizes.iter().min().map_or(0.0, |&size| (max_rate * secs(duration) / (8.0 * size as f64) - udp_packets).max(0.0));
+        let tcp_packets = tcp_sizes.iter().min().map_or(0.0, |&size| (hop_rate * secs(duration) / (8.0 * size as f64) - udp_packets).max(0.0));
         let min_size = tcp_sizes.iter().copied().min().unwrap_or(1000) as f64;
         let bdp = max_rate * secs(max_rtt) / (8.0 * min_size);
         if !tcp_sizes.is_empty() {
             costs.push(Cost {
                 field: "bottleneck.rate_bps".into(),
-                what: format!("{} TCP segments at {} b/s, ≈{} in flight", fmt_count(tcp_packets), fmt_count(max_rate), fmt_count(2.0 * bdp)),
+                what: format!("{} TCP segments at {} b/s, ≈{} in flight", fmt_count(tcp_packets), fmt_count(hop_rate), fmt_count(2.0 * bdp)),
                 events: tcp_packets * per_packet,
                 memory_bytes: 2.0 * bdp * PACKET_BYTES,
             });
         }
         // Queues hold up to their limits (in the smallest packets, ACKs, for byte limits).
         let info = LinkInfo { rate_bps: b.rate_bps, mtu: b.mtu };
-        for (name, q) in [("bottleneck.queue", &b.queue), ("bottleneck.reverse_queue", &b.reverse_queue)] {
+        let net_queues = net_links.iter().enumerate().flat_map(|(i, l)| [(format!("network.links[{i}].queue"), &l.queue), (format!("network.links[{i}].reverse_queue"), &l.reverse_queue)]);
+        for (name, q) in [("bottleneck.queue".to_string(), &b.queue), ("bottleneck.reverse_queue".to_string(), &b.reverse_queue)].into_iter().chain(net_queues) {
             let cap = Capacity::of(q, b.mtu);
             let held = (cap.packets as f64).min(cap.bytes as f64 / crate::net::HEADER_BYTES as f64);
             let updates = update_period(q, info).map_or(0.0, |p| duration as f64 / p as f64);
@@ -228,6 +234,12 @@ impl Estimate {
         let drops = (udp_packets - departures).max(0.0) + EVENT_SHARE * data_packets;
         event_trace(tr.drops, "traces.drops", "drop and mark records", drops, 21.0, &mut costs);
         event_trace(tr.tcp, "traces.tcp", "TCP event records", EVENT_SHARE * tcp_packets, 13.0, &mut costs);
+        // A capture keeps a 16-byte record header and up to snaplen bytes of each frame (an
+        // MTU-sized one at most) per packet at each point, inside its window.
+        let window = tr.pcap_window_ns.map_or(duration, |[from, to]| to.min(duration).saturating_sub(from));
+        let captured = tr.pcap.len() as f64 * departures * (window as f64 / duration.max(1) as f64) / tr.pcap_every as f64;
+        let frame = 16.0 + tr.pcap_snaplen.min(b.mtu + 14) as f64;
+        event_trace(!tr.pcap.is_empty(), "traces.pcap", "captured packets", captured, frame, &mut costs);
         Estimate {
             events: costs.iter().map(|c| c.events).sum(),
             memory_bytes: FIXED_BYTES + costs.iter().map(|c| c.memory_bytes).sum::<f64>(),
