@@ -81,6 +81,9 @@ pub struct Simulation {
     /// Panic at the end of `run_until` if an invariant was violated: on in debug builds and
     /// with the `strict-invariants` feature (the test suites).
     pub strict_invariants: bool,
+    /// Packets in flight wait in per-link delay lines (see [`crate::engine`]); off, every
+    /// arrival goes through the heap: the reference path the lines must match exactly.
+    delay_lines: bool,
     #[cfg(test)]
     pub(crate) faults: crate::invariants::Faults,
 }
@@ -116,12 +119,20 @@ impl Simulation {
             delivered_packets: 0,
             invariants: Invariants::default(),
             strict_invariants: cfg!(debug_assertions) || cfg!(feature = "strict-invariants"),
+            delay_lines: true,
             #[cfg(test)]
             faults: Default::default(),
             cfg,
         };
+        sim.sched.add_lines(sim.links.len());
         sim.schedule_initial();
         Ok(sim)
+    }
+
+    /// Schedules every arrival on the heap, as the simulator did before delay lines: the
+    /// straightforward reference the optimized path is tested against.
+    pub fn use_reference_event_path(&mut self) {
+        self.delay_lines = false;
     }
 
     fn schedule_initial(&mut self) {
@@ -252,7 +263,13 @@ impl Simulation {
         let next = route.get(hop).copied();
         self.arena.get_mut(id).hop = hop as u16;
         if t > self.sched.now() {
-            self.sched.at(t, Event::Arrive { pkt: id });
+            if self.delay_lines {
+                // The delay line of the link the packet crossed last (a packet only travels
+                // once it has crossed one), where arrivals come in time order.
+                self.sched.at_line(route[hop - 1], t, Event::Arrive { pkt: id });
+            } else {
+                self.sched.at(t, Event::Arrive { pkt: id });
+            }
             return;
         }
         match next {
