@@ -20,6 +20,9 @@ use crate::net::{Arena, Dir, Kind, Link, LinkId, Packet};
 use crate::tcp::{AckOut, Segment};
 use crate::trace::{DelayHistogram, Traces};
 
+/// `Simulation::hop_delay` of a link with a rate.
+const RATED: Nanos = Nanos::MAX;
+
 /// Everything that can happen, dispatched by `match`.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
@@ -49,7 +52,10 @@ pub struct Simulation {
     pub(crate) sched: Scheduler<Event>,
     pub(crate) arena: Arena,
     pub links: Vec<Link>,
-    routes: Vec<Vec<LinkId>>,
+    /// Per link, what forwarding needs of it, apart from the (large) `Link`: its delay when it
+    /// is a pure-delay hop, `RATED` when it has a rate (which never changes into none).
+    hop_delay: Vec<Nanos>,
+    routes: Vec<dumbbell::Route>,
     pub bottleneck: LinkId,
     pub reverse_bottleneck: LinkId,
     pub flows: Vec<Flow>,
@@ -99,6 +105,7 @@ impl Simulation {
             sched: Scheduler::default(),
             arena: Arena::default(),
             prob_probes: probability_probes(&topo.links),
+            hop_delay: topo.links.iter().map(|l| if l.rate_bps.is_some() { RATED } else { l.delay_ns }).collect(),
             links: topo.links,
             routes: topo.routes,
             bottleneck: topo.bottleneck,
@@ -253,11 +260,11 @@ impl Simulation {
         let route = &self.routes[Self::route_of(p)];
         let mut hop = p.hop as usize;
         while hop < route.len() {
-            let link = &self.links[route[hop] as usize];
-            if link.rate_bps.is_some() {
+            let delay = self.hop_delay[route[hop] as usize];
+            if delay == RATED {
                 break;
             }
-            t += link.delay_ns;
+            t += delay;
             hop += 1;
         }
         let next = route.get(hop).copied();

@@ -25,11 +25,16 @@ pub const STREAM_ACCESS_QUEUES: u64 = 1 << 20;
 pub const GROUP_STREAM_BASE: u64 = 1 << 31;
 pub const FLOW_STREAM_BASE: u64 = 1 << 32;
 
+/// The links a packet crosses, in order: its host's access link, a bottleneck, the far host's
+/// access link. Fixed-size, so a route sits inline in the table (no pointer to follow per
+/// packet).
+pub type Route = [LinkId; 3];
+
 /// Links and per-flow routes of a built dumbbell.
 pub struct Topology {
     pub links: Vec<Link>,
     /// Route of flow i's data is `routes[2i]`, of its ACKs `routes[2i + 1]`.
-    pub routes: Vec<Vec<LinkId>>,
+    pub routes: Vec<Route>,
     pub bottleneck: LinkId,
     pub reverse_bottleneck: LinkId,
 }
@@ -60,8 +65,8 @@ pub fn build(cfg: &SimConfig, access_delay_ns: &[u64], receiver_delay_ns: &[u64]
         let s_down = access(format!("L->S{i}"), a, &mut links);
         let d_down = access(format!("R->D{i}"), r, &mut links);
         let d_up = access(format!("D{i}->R"), r, &mut links);
-        routes.push(vec![s_up, 0, d_down]);
-        routes.push(vec![d_up, 1, s_down]);
+        routes.push([s_up, 0, d_down]);
+        routes.push([d_up, 1, s_down]);
     }
     Topology { links, routes, bottleneck: 0, reverse_bottleneck: 1 }
 }
