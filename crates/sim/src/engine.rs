@@ -109,6 +109,12 @@ impl<E> Scheduler<E> {
         self.first_backstep
     }
 
+    /// The next event, without running it.
+    #[inline]
+    pub fn peek(&self) -> Option<&E> {
+        self.heap.peek().map(|e| &e.event)
+    }
+
     /// Schedules `event` at absolute time `at` (never in the past).
     #[inline]
     pub fn at(&mut self, at: Nanos, event: E) {

@@ -195,6 +195,9 @@ impl Simulation {
     pub fn run_until(&mut self, t: Nanos) {
         let t = t.min(self.cfg.duration_ns);
         while let Some(ev) = self.sched.pop_until(t) {
+            if let Some(&Event::Arrive { pkt }) = self.sched.peek() {
+                self.arena.prefetch(pkt);
+            }
             self.handle(ev);
             if self.sched.executed() & (PERIODIC_EVENTS - 1) == 0 {
                 self.check_probabilities();
