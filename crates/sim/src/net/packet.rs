@@ -134,8 +134,14 @@ impl Arena {
     pub fn prefetch(&self, id: u32) {
         #[cfg(target_arch = "x86_64")]
         if let Some(p) = self.slots.get(id as usize) {
-            // SAFETY: prefetching reads nothing architecturally and `p` is a valid address.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((p as *const Packet).cast()) };
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // A packet may straddle two cache lines: fetch its first and its last byte's.
+            let first = (p as *const Packet).cast::<i8>();
+            // SAFETY: both addresses lie inside `*p`; a prefetch reads nothing architecturally.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(first);
+                _mm_prefetch::<_MM_HINT_T0>(first.add(size_of::<Packet>() - 1));
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = id;
