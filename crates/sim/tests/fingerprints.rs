@@ -38,7 +38,14 @@ impl Fnv {
 
 /// (summary hash, traces hash) of `cfg` run to the end.
 fn fingerprint(cfg: SimConfig) -> (u64, u64) {
+    fingerprint_with(cfg, false)
+}
+
+fn fingerprint_with(cfg: SimConfig, reference_path: bool) -> (u64, u64) {
     let mut sim = Simulation::new(cfg).expect("valid scenario");
+    if reference_path {
+        sim.use_reference_event_path();
+    }
     sim.run();
     let mut s = Fnv::new();
     s.add(serde_json::to_string(&sim.summary()).expect("summary serializes").as_bytes());
@@ -144,4 +151,57 @@ fn regression_pins_fingerprints_of_the_event_path() {
         }
     }
     assert!(wrong.is_empty(), "fingerprints changed: {wrong:?}");
+}
+
+/// (summary hash, traces hash) of `cfg` run on the reference event path: every arrival
+/// through the heap, as before delay lines.
+fn fingerprint_reference(cfg: SimConfig) -> (u64, u64) {
+    fingerprint_with(cfg, true)
+}
+
+/// Property: the optimized event path (delay lines) gives bit-identical summaries and traces
+/// to the straightforward one on randomized small scenarios (rates, flow counts, delays,
+/// disciplines, UDP, impairment and device queues drawn from a fixed-seed generator).
+#[test]
+fn delay_lines_match_the_reference_event_path_on_random_scenarios() {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut rand = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let queues = [
+        r#"{"type":"drop_tail","limit":{"packets":50}}"#,
+        r#"{"type":"pie","limit":{"packets":300}}"#,
+        r#"{"type":"codel","limit":{"packets":300}}"#,
+        r#"{"type":"fq_codel"}"#,
+        r#"{"type":"red","limit":{"packets":200}}"#,
+    ];
+    for case in 0..12 {
+        let rate = [5_000_000, 20_000_000, 100_000_000][rand(3) as usize];
+        let mut c = tcp_dumbbell(1 + rand(12) as u32, rate, (10 + rand(150)) * MS, QueueLimit::Packets(100), (1 + rand(3)) * S);
+        c.seed = case;
+        c.traces = all_traces();
+        c.bottleneck.queue = qdisc(queues[rand(queues.len() as u64) as usize]);
+        c.flows[0].access_delay_ns = Dist::Uniform { lo: 0, hi: (1 + rand(60)) * MS };
+        c.flows[0].receiver_delay_ns = rand(5) * MS;
+        if rand(3) == 0 {
+            c.access.rate_bps = Some(rate * (2 + rand(10)));
+        }
+        if rand(3) == 0 {
+            c.bottleneck.device = DeviceConfig { overhead_bytes: rand(40) as u32, queue_packets: rand(5) as u32 };
+        }
+        if rand(4) == 0 {
+            c.bottleneck.impairment = Some(serde_json::from_str(r#"{"loss":{"bernoulli":{"p":0.01}},"mark_instead":false,"outages":[]}"#).expect("valid impairment"));
+        }
+        if rand(3) == 0 {
+            let mut udp = c.flows[0].clone();
+            udp.name = "udp".into();
+            udp.count = 1;
+            udp.transport = Transport::Udp(UdpConfig { rate_bps: rate / (2 + rand(8)), ecn: false });
+            c.flows.push(udp);
+        }
+        assert_eq!(fingerprint(c.clone()), fingerprint_reference(c), "random scenario {case}");
+    }
 }
