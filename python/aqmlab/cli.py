@@ -135,15 +135,25 @@ def cmd_bench(args) -> int:
     return 0
 
 
+class _Version(argparse.Action):
+    """--version, reading the installed metadata only when asked (importlib.metadata is slow
+    to import, and `aqmlab --help` must stay fast: issue 22)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        from . import __version__
+
+        print(f"aqmlab {__version__}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
 
     p = argparse.ArgumentParser(
         prog="aqmlab",
         description="Design, tune and defend Active Queue Management schemes: run packet-level "
                     "experiments on a dumbbell, benchmark the simulator, analyse AQM control loops.",
     )
-    p.add_argument("--version", action="version", version=f"aqmlab {__version__}")
+    p.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def scenario_args(sp):

@@ -1,27 +1,61 @@
 //! `cargo bench -p aqmlab-sim`: runs every named scenario, each in a fresh child process (so
 //! the peak memory is that scenario's), at half and at full length, and prints a table.
-//! Invoked as `scenarios NAME FRACTION` (the child mode), runs one and prints it as JSON.
+//! `cargo bench -p aqmlab-sim -- scaling` prints the scaling curves instead (issue 22): the
+//! cost per delivered packet against link rate and flow count, relative to each sweep's
+//! cheapest point. Invoked as `scenarios NAME FRACTION` (the child mode), runs one and prints
+//! it as JSON.
 
 use std::process::Command;
 
-use sim::bench::{run_named, BenchResult, NAMES};
+use sim::bench::{run_named, BenchResult, NAMES, SCALING};
 
 fn child(name: &str, fraction: f64) -> BenchResult {
     let exe = std::env::current_exe().expect("own path");
     let out = Command::new(exe).arg(name).arg(fraction.to_string()).output().expect("spawn benchmark child");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let line = String::from_utf8_lossy(&out.stdout);
-    let v: serde_json::Value = serde_json::from_str(line.trim()).expect("child JSON");
-    BenchResult {
-        scenario: name.into(),
-        simulated_s: v["simulated_s"].as_f64().unwrap_or(0.0),
-        wall_s: v["wall_s"].as_f64().unwrap_or(0.0),
-        events: v["events"].as_u64().unwrap_or(0),
-        delivered_packets: v["delivered_packets"].as_u64().unwrap_or(0),
-        events_per_s: v["events_per_s"].as_f64().unwrap_or(0.0),
-        packets_per_s: v["packets_per_s"].as_f64().unwrap_or(0.0),
-        peak_rss_mib: v["peak_rss_mib"].as_f64().unwrap_or(0.0),
-        arena_slots: v["arena_slots"].as_u64().unwrap_or(0) as usize,
+    serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).expect("child JSON")
+}
+
+fn table() {
+    println!("{:<26} {:>8} {:>8} {:>12} {:>12} {:>12} {:>11} {:>13} {:>12}", "scenario", "sim s", "wall s", "events/s", "pkts/s", "pkts/CPU-s", "events/pkt", "peak RSS MiB", "at half MiB");
+    for name in NAMES {
+        let half = child(name, 0.5);
+        let r = child(name, 1.0);
+        println!(
+            "{:<26} {:>8.1} {:>8.3} {:>12.3e} {:>12.3e} {:>12.3e} {:>11.2} {:>13.1} {:>12.1}",
+            r.scenario,
+            r.simulated_s,
+            r.wall_s,
+            r.events_per_s,
+            r.packets_per_s,
+            r.packets_per_cpu_s,
+            r.events as f64 / r.delivered_packets.max(1) as f64,
+            r.peak_rss_mib,
+            half.peak_rss_mib
+        );
+    }
+}
+
+fn scaling() {
+    println!("{:<16} {:>6} {:>8} {:>12} {:>12} {:>10} {:>12} {:>13}", "scenario", "sim s", "CPU s", "packets", "pkts/CPU-s", "ns/pkt", "x cheapest", "peak RSS MiB");
+    let rows: Vec<BenchResult> = SCALING.iter().map(|n| child(n, 1.0)).collect();
+    for sweep in ["rate-", "flows-"] {
+        let cost = |r: &BenchResult| r.cpu_s * 1e9 / r.delivered_packets.max(1) as f64;
+        let members: Vec<&BenchResult> = rows.iter().filter(|r| r.scenario.starts_with(sweep)).collect();
+        let cheapest = members.iter().map(|r| cost(r)).fold(f64::INFINITY, f64::min);
+        for r in members {
+            println!(
+                "{:<16} {:>6.1} {:>8.3} {:>12} {:>12.3e} {:>10.0} {:>12.2} {:>13.1}",
+                r.scenario,
+                r.simulated_s,
+                r.cpu_s,
+                r.delivered_packets,
+                r.packets_per_cpu_s,
+                cost(r),
+                cost(r) / cheapest,
+                r.peak_rss_mib
+            );
+        }
     }
 }
 
@@ -29,7 +63,7 @@ fn main() {
     // cargo passes `--bench` (and filters) to harness-less benches: only a known scenario name
     // selects the child mode.
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let Some(name) = args.first().filter(|a| NAMES.contains(&a.as_str())) {
+    if let Some(name) = args.first().filter(|a| NAMES.contains(&a.as_str()) || SCALING.contains(&a.as_str())) {
         let fraction = args.get(1).map_or(1.0, |f| f.parse().expect("fraction"));
         match run_named(name, fraction) {
             Ok(r) => println!("{}", serde_json::to_string(&r).expect("json")),
@@ -40,20 +74,9 @@ fn main() {
         }
         return;
     }
-    println!("{:<26} {:>8} {:>8} {:>12} {:>12} {:>11} {:>13} {:>12}", "scenario", "sim s", "wall s", "events/s", "pkts/s", "events/pkt", "peak RSS MiB", "at half MiB");
-    for name in NAMES {
-        let half = child(name, 0.5);
-        let r = child(name, 1.0);
-        println!(
-            "{:<26} {:>8.1} {:>8.3} {:>12.3e} {:>12.3e} {:>11.2} {:>13.1} {:>12.1}",
-            r.scenario,
-            r.simulated_s,
-            r.wall_s,
-            r.events_per_s,
-            r.packets_per_s,
-            r.events as f64 / r.delivered_packets.max(1) as f64,
-            r.peak_rss_mib,
-            half.peak_rss_mib
-        );
+    if args.iter().any(|a| a == "scaling") {
+        scaling();
+    } else {
+        table();
     }
 }

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::{QdiscConfig, QueueLimit};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{AccessConfig, App, BottleneckConfig, Dist, FlowGroup, NetLinkConfig, NetworkConfig, RateStep, SimConfig, TcpConfig, TraceConfig, Transport};
 use crate::world::Simulation;
@@ -85,6 +85,29 @@ pub fn tcp_parking_lot(k: usize, long: u32, cross: u32, rate_bps: u64, rtt_ns: u
 
 pub const NAMES: [&str; 4] = ["tcp5-10M-100s", "tcp100-100M-150s-change", "tcp10-1G-10s", "parkinglot3-tcp100-100M-30s"];
 
+/// The scaling curves of issue 22: the link rate with one flow per 2 Mb/s, then the flow
+/// count at 1 Gb/s; DropTail with one BDP of buffer at 100 ms. Each runs long enough for a
+/// few hundred thousand packets (the flows start over the first second).
+/// (`rate-10G` is also the issue's 10 Gb/s, 5,000-flow target.)
+pub const SCALING: [&str; 8] = ["rate-10M", "rate-100M", "rate-1G", "rate-10G", "flows-10", "flows-100", "flows-1000", "flows-10000"];
+
+/// (rate, flows, simulated seconds) of a scaling scenario.
+fn scaling(name: &str) -> Option<(u64, u32, u64)> {
+    const M: u64 = 1_000_000;
+    const G: u64 = 1_000 * M;
+    Some(match name {
+        "rate-10M" => (10 * M, 5, 60),
+        "rate-100M" => (100 * M, 50, 20),
+        "rate-1G" => (G, 500, 4),
+        "rate-10G" => (10 * G, 5_000, 2),
+        "flows-10" => (G, 10, 4),
+        "flows-100" => (G, 100, 4),
+        "flows-1000" => (G, 1_000, 4),
+        "flows-10000" => (G, 10_000, 4),
+        _ => return None,
+    })
+}
+
 /// The named scenarios of the foundation issue.
 pub fn scenario(name: &str) -> Option<SimConfig> {
     let s = NS_PER_SEC;
@@ -109,19 +132,26 @@ pub fn scenario(name: &str) -> Option<SimConfig> {
         // Issue 20: 3 hops at 100 Mb/s, 40 long flows and 20 cross flows per hop (100 in all),
         // a buffer of one BDP (1250 packets at 100 ms) per hop.
         "parkinglot3-tcp100-100M-30s" => Some(tcp_parking_lot(3, 40, 20, 100_000_000, 100 * ms, QueueLimit::Packets(1250), 30 * s)),
-        _ => None,
+        _ => scaling(name).map(|(rate, n, secs)| {
+            let bdp_packets = (rate / 8 / 1000 / 10) as u32; // 100 ms of 1000-B packets
+            tcp_dumbbell(n, rate, 100 * ms, QueueLimit::Packets(bdp_packets), secs * s)
+        }),
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BenchResult {
     pub scenario: String,
     pub simulated_s: f64,
     pub wall_s: f64,
+    /// CPU time of the run (this thread's, from the kernel's scheduler statistics): the
+    /// figure that other processes on a shared machine disturb least.
+    pub cpu_s: f64,
     pub events: u64,
     pub delivered_packets: u64,
     pub events_per_s: f64,
     pub packets_per_s: f64,
+    pub packets_per_cpu_s: f64,
     /// Peak resident memory of the process (VmHWM), in MiB; 0 where /proc is unavailable.
     pub peak_rss_mib: f64,
     /// Most packets in the network at once (arena slots).
@@ -138,16 +168,28 @@ pub fn peak_rss_mib() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// CPU time this thread has used, in seconds (first field of /proc/thread-self/schedstat, in
+/// ns); 0 where it is unavailable.
+pub fn thread_cpu_s() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns / 1e9)
+}
+
 /// Runs `cfg` to the end and measures it.
 pub fn measure(name: &str, cfg: SimConfig) -> Result<BenchResult, String> {
-    let t0 = Instant::now();
+    let (t0, c0) = (Instant::now(), thread_cpu_s());
     let mut sim = Simulation::new(cfg)?;
     sim.run();
     let wall = t0.elapsed().as_secs_f64();
+    let cpu = thread_cpu_s() - c0;
     Ok(BenchResult {
         scenario: name.to_string(),
         simulated_s: sim.now() as f64 / NS_PER_SEC as f64,
         wall_s: wall,
+        cpu_s: cpu,
+        packets_per_cpu_s: sim.delivered_packets as f64 / cpu,
         events: sim.events(),
         delivered_packets: sim.delivered_packets,
         events_per_s: sim.events() as f64 / wall,
@@ -160,7 +202,8 @@ pub fn measure(name: &str, cfg: SimConfig) -> Result<BenchResult, String> {
 /// Runs the named scenario, optionally cut to a fraction of its duration (for the
 /// memory-growth check: peak memory at half and full length should match).
 pub fn run_named(name: &str, fraction: f64) -> Result<BenchResult, String> {
-    let mut cfg = scenario(name).ok_or_else(|| format!("unknown benchmark scenario '{name}' (known: {})", NAMES.join(", ")))?;
+    let mut cfg = scenario(name)
+        .ok_or_else(|| format!("unknown benchmark scenario '{name}' (known: {}, {})", NAMES.join(", "), SCALING.join(", ")))?;
     cfg.duration_ns = (cfg.duration_ns as f64 * fraction) as u64;
     measure(name, cfg)
 }

@@ -20,6 +20,9 @@ use crate::net::{Arena, Dir, Kind, Link, LinkId, Packet};
 use crate::tcp::{AckOut, Segment};
 use crate::trace::{DelayHistogram, Traces};
 
+/// `Simulation::hop_delay` of a link with a rate.
+const RATED: Nanos = Nanos::MAX;
+
 /// Everything that can happen, dispatched by `match`.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
@@ -51,7 +54,10 @@ pub struct Simulation {
     pub(crate) sched: Scheduler<Event>,
     pub(crate) arena: Arena,
     pub links: Vec<Link>,
-    routes: Vec<Vec<LinkId>>,
+    /// Per link, what forwarding needs of it, apart from the (large) `Link`: its delay when it
+    /// is a pure-delay hop, `RATED` when it has a rate (which never changes into none).
+    hop_delay: Vec<Nanos>,
+    routes: dumbbell::Routes,
     pub bottleneck: LinkId,
     pub reverse_bottleneck: LinkId,
     /// Forward id of the first declared network link (see [`dumbbell::Topology`]).
@@ -87,6 +93,9 @@ pub struct Simulation {
     /// Panic at the end of `run_until` if an invariant was violated: on in debug builds and
     /// with the `strict-invariants` feature (the test suites).
     pub strict_invariants: bool,
+    /// Packets in flight wait in per-link delay lines (see [`crate::engine`]); off, every
+    /// arrival goes through the heap: the reference path the lines must match exactly.
+    delay_lines: bool,
     #[cfg(test)]
     pub(crate) faults: crate::invariants::Faults,
 }
@@ -103,6 +112,7 @@ impl Simulation {
             sched: Scheduler::default(),
             arena: Arena::default(),
             prob_probes: probability_probes(&topo.links),
+            hop_delay: topo.links.iter().map(|l| if l.rate_bps.is_some() { RATED } else { l.delay_ns }).collect(),
             links: topo.links,
             routes: topo.routes,
             bottleneck: topo.bottleneck,
@@ -125,12 +135,20 @@ impl Simulation {
             delivered_packets: 0,
             invariants: Invariants::default(),
             strict_invariants: cfg!(debug_assertions) || cfg!(feature = "strict-invariants"),
+            delay_lines: true,
             #[cfg(test)]
             faults: Default::default(),
             cfg,
         };
+        sim.sched.add_lines(sim.links.len());
         sim.schedule_initial();
         Ok(sim)
+    }
+
+    /// Schedules every arrival on the heap, as the simulator did before delay lines: the
+    /// straightforward reference the optimized path is tested against.
+    pub fn use_reference_event_path(&mut self) {
+        self.delay_lines = false;
     }
 
     fn schedule_initial(&mut self) {
@@ -191,6 +209,9 @@ impl Simulation {
     pub fn run_until(&mut self, t: Nanos) {
         let t = t.min(self.cfg.duration_ns);
         while let Some(ev) = self.sched.pop_until(t) {
+            if let Some(&Event::Arrive { pkt }) = self.sched.peek() {
+                self.arena.prefetch(pkt);
+            }
             self.handle(ev);
             if self.sched.executed() & (PERIODIC_EVENTS - 1) == 0 {
                 self.check_probabilities();
@@ -260,20 +281,26 @@ impl Simulation {
     /// hops are crossed at once, then the packet is queued, delivered, or scheduled to arrive.
     pub(crate) fn forward(&mut self, id: u32, mut t: Nanos) {
         let p = self.arena.get(id);
-        let route = &self.routes[Self::route_of(p)];
+        let route = self.routes.get(Self::route_of(p));
         let mut hop = p.hop as usize;
         while hop < route.len() {
-            let link = &self.links[route[hop] as usize];
-            if link.rate_bps.is_some() {
+            let delay = self.hop_delay[route[hop] as usize];
+            if delay == RATED {
                 break;
             }
-            t += link.delay_ns;
+            t += delay;
             hop += 1;
         }
         let next = route.get(hop).copied();
         self.arena.get_mut(id).hop = hop as u16;
         if t > self.sched.now() {
-            self.sched.at(t, Event::Arrive { pkt: id });
+            if self.delay_lines {
+                // The delay line of the link the packet crossed last (a packet only travels
+                // once it has crossed one), where arrivals come in time order.
+                self.sched.at_line(route[hop - 1], t, Event::Arrive { pkt: id });
+            } else {
+                self.sched.at(t, Event::Arrive { pkt: id });
+            }
             return;
         }
         match next {

@@ -15,22 +15,40 @@ Nothing here imports the compiled ``aqmlab._core``, except ``aqmlab response --s
 which runs scenarios through :mod:`aqmlab.api`.
 """
 
-from .design import design_p, design_pi, design_red, digital_to_pi, pi_to_digital
-from .fluid import bench_fluid, fluid_run, simulate, to_dataframe
-from .margins import Margins, pade_margins, stability_margins
-from .pie_maps import check_paper_claims, pie_margins
-from .plant import (
-    TcpPlant,
-    autotune_factor,
-    p_controller,
-    pi2_controller,
-    pi_controller,
-    pie_controller,
-    red_controller,
-    sampler_delay,
-)
-from .response import cubic_rfc9438, pftk, response_table, square_root_law, whole_round
-from .transfer import FactoredTF
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
+
+_MODULES = {
+    "design": ["design_p", "design_pi", "design_red", "digital_to_pi", "pi_to_digital"],
+    "fluid": ["bench_fluid", "fluid_run", "simulate", "to_dataframe"],
+    "margins": ["Margins", "pade_margins", "stability_margins"],
+    "pie_maps": ["check_paper_claims", "pie_margins"],
+    "plant": ["TcpPlant", "autotune_factor", "p_controller", "pi2_controller", "pi_controller", "pie_controller",
+              "red_controller", "sampler_delay"],
+    "response": ["cubic_rfc9438", "pftk", "response_table", "square_root_law", "whole_round"],
+    "transfer": ["FactoredTF"],
+}
+# Imported on first use (numpy and scipy are not needed to register the command line).
+__getattr__, __dir__ = exports(__name__, {name: module for module, names in _MODULES.items() for name in names})
+
+if TYPE_CHECKING:
+    from .design import design_p, design_pi, design_red, digital_to_pi, pi_to_digital
+    from .fluid import bench_fluid, fluid_run, simulate, to_dataframe
+    from .margins import Margins, pade_margins, stability_margins
+    from .pie_maps import check_paper_claims, pie_margins
+    from .plant import (
+        TcpPlant,
+        autotune_factor,
+        p_controller,
+        pi2_controller,
+        pi_controller,
+        pie_controller,
+        red_controller,
+        sampler_delay,
+    )
+    from .response import cubic_rfc9438, pftk, response_table, square_root_law, whole_round
+    from .transfer import FactoredTF
 
 __all__ = [
     "FactoredTF",

@@ -13,36 +13,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
-from .design import (
-    design_p,
-    design_pi,
-    design_red,
-    digital_to_pi,
-    pi2_digital,
-    pi_to_digital,
-    pie_digital,
-)
-from .margins import stability_margins
-from .pie_maps import (
-    FIG15_PAIRS,
-    GAINS,
-    check_paper_claims,
-    margin_vs_rtt,
-    margin_vs_sqrt_p,
-    phase_margin_map,
-    pie_loop,
-)
-from .plant import (
-    AUTOTUNE_TABLES,
-    TcpPlant,
-    pi2_controller,
-    pi_controller,
-    red_filter_pole,
-)
 from . import response_cli
-from .plots import bode_png, curves_png, map_png
+from .autotune import AUTOTUNE_TABLES
 
 
 def _positive(text: str) -> float:
@@ -87,12 +59,16 @@ def _reporting_errors(command: Callable[[argparse.Namespace], int]) -> Callable[
     return run
 
 
-def _capacity(args: argparse.Namespace) -> float:
-    if args.capacity is not None and args.capacity_bps is not None:
-        raise ValueError("give --capacity (packets/s) or --capacity-bps, not both")
-    if args.capacity_bps is not None:
-        return args.capacity_bps / (8.0 * args.packet_bytes)
-    return args.capacity if args.capacity is not None else args.default_capacity
+def _deferred(name: str) -> Callable[[argparse.Namespace], int]:
+    """The command `name` of :mod:`.control_commands`, imported when it runs: registering the
+    subcommands (and ``aqmlab --help``) must not import numpy (issue 22)."""
+
+    def run(args: argparse.Namespace) -> int:
+        from . import control_commands
+
+        return int(getattr(control_commands, name)(args))
+
+    return _reporting_errors(run)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -108,7 +84,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     d.add_argument("--red-k", type=_positive, default=None, help="RED filter pole K, rad/s")
     d.add_argument("--w-q", type=_probability, default=1.33e-6,
                    help="RED EWMA weight per packet when --red-k is absent (default 1.33e-6)")
-    d.set_defaults(func=_design)
+    d.set_defaults(func=_deferred("design"))
 
     m = subparsers.add_parser("margins", help="stability margins, tables and Bode/margin-map PNGs",
                               description="Phase and gain margins of the linearised loop.")
@@ -131,138 +107,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     m.add_argument("--b", type=_positive, default=None, help="pi: digital b")
     m.add_argument("--fs", type=_positive, default=160.0, help="pi: sampling frequency, Hz")
     m.add_argument("-o", "--output", type=Path, default=None, help="directory for PNG figures")
-    m.set_defaults(func=_margins)
+    m.set_defaults(func=_deferred("margins"))
 
     response_cli.register(subparsers, _positive, _probability, _reporting_errors)
-
-
-@_reporting_errors
-def _design(args: argparse.Namespace) -> int:
-    c = _capacity(args)
-    if args.controller == "pi":
-        des = design_pi(args.flows, args.rtt, c, args.omega_g)
-        dig = des.digital(args.fs)
-        print(des.summary())
-        print(f"  digital at {args.fs:g} Hz (Tustin): a = {dig.a:.5g}, b = {dig.b:.5g} per packet")
-        z_2 = float(f"{des.zero:.2g}")
-        rounded = pi_to_digital(des.gain, z_2, args.fs)
-        print(f"  with z rounded to {z_2:g} rad/s, as INFOCOM 2001 §VI does: a = {rounded.a:.5g}, "
-              f"b = {rounded.b:.5g}")
-    elif args.controller == "p":
-        print(design_p(args.flows, args.rtt, c, args.omega_g).summary())
-    else:
-        k = args.red_k if args.red_k is not None else red_filter_pole(args.w_q, 1.0 / c)
-        print(design_red(args.flows, args.rtt, c, k).summary())
-    return 0
-
-
-@_reporting_errors
-def _margins(args: argparse.Namespace) -> int:
-    if args.output is not None:
-        args.output.mkdir(parents=True, exist_ok=True)
-    if args.controller == "pi":
-        return _margins_pi(args)
-    return _margins_delay_pi(args)
-
-
-def _margins_pi(args: argparse.Namespace) -> int:
-    rtts = args.rtt or [0.2467]
-    if args.a is not None or args.b is not None:
-        if args.a is None or args.b is None:
-            raise ValueError("--a and --b go together")
-        k_pi, z = digital_to_pi(args.a, args.b, args.fs)
-    elif args.k_pi is not None:
-        k_pi = args.k_pi
-        z = args.z if args.z is not None else TcpPlant(args.flows, args.capacity, rtts[0]).p_tcp
-    else:
-        des = design_pi(args.flows, rtts[0], args.capacity)
-        k_pi, z = des.gain, des.zero
-    print(f"PI K_PI = {k_pi:.5g}, z = {z:.4g} rad/s, C = {args.capacity:g} packets/s")
-    print(f"{'N':>8} {'R0 (s)':>8} {'p0':>9}  margins")
-    loops = {}
-    for n in (args.flows / 2, args.flows, 2 * args.flows):
-        for r in rtts:
-            plant = TcpPlant(n, args.capacity, r)
-            loop = plant.tf() * pi_controller(k_pi, z)
-            loops[f"N={n:g}, R0={r:g}"] = loop
-            print(f"{n:8g} {r:8g} {plant.p0:9.3g}  {stability_margins(loop).row()}")
-    if args.output is not None:
-        print("wrote", bode_png(loops, args.output / "bode_pi.png"))
-    return 0
-
-
-def _margins_delay_pi(args: argparse.Namespace) -> int:
-    pie = args.controller == "pie"
-    alpha = args.alpha if args.alpha is not None else (0.125 if pie else 0.16)
-    beta = args.beta if args.beta is not None else (1.25 if pie else 3.2)
-    t_upd = args.t_update if args.t_update is not None else (0.03 if pie else 0.016)
-    rtts = args.rtt or [0.1]
-    digital = pie_digital(alpha, beta, t_upd) if pie else pi2_digital(alpha, beta, t_upd)
-    k, z = digital.continuous()
-    print(f"{args.controller.upper()} alpha = {alpha:g} Hz, beta = {beta:g} Hz, T = {t_upd:g} s: "
-          f"a = {digital.a:g}, b = {digital.b:g} per s of delay; K = {k:.4g}, z = {z:.4g} rad/s"
-          + (f"; auto-tune {args.autotune}" if pie else "; p = p'^2 (MGT gain)"))
-    gains = GAINS if pie else ("mgt",)
-    print(f"{'R0 (s)':>7} {'p0':>8} {'gain':>6}  margins")
-    for r in rtts:
-        loops = {}
-        for p0 in args.p0:
-            for g in gains:
-                if pie:
-                    loop = pie_loop(alpha, beta, t_upd, r, p0, g, args.autotune)
-                else:
-                    plant = TcpPlant.from_p0(p0, r)
-                    loop = plant.tf() * pi2_controller(alpha, beta, t_upd, plant.capacity, p0)
-                loops[f"p0={p0:g} {g}"] = loop
-                print(f"{r:7g} {p0:8.3g} {g:>6}  {stability_margins(loop).row()}")
-        if args.output is not None:
-            print("wrote", bode_png(loops, args.output / f"bode_{args.controller}_rtt{r:g}.png"))
-    if args.output is not None:
-        _sqrt_p_figures(args, pie, alpha, beta, t_upd, rtts[0], gains)
-        if pie:
-            _pie_maps(args, t_upd, rtts[0], min(args.p0))
-    if pie and args.claims:
-        print(check_paper_claims().report())
-    return 0
-
-
-def _sqrt_p_figures(args: argparse.Namespace, pie: bool, alpha: float, beta: float, t_upd: float,
-                    rtt: float, gains: tuple[str, ...]) -> None:
-    """Figs. 15-16: PM and crossover against sqrt(p0) (for PIE: the three HPSR pairs)."""
-    x = np.linspace(0.01, 0.6, 40)
-    pairs = FIG15_PAIRS if pie else ((alpha, beta),)
-    for g in gains:
-        if pie:
-            cur = margin_vs_sqrt_p(x, pairs, t_upd, rtt, g)
-            pm, wgc = cur.pm_deg, cur.w_gc
-        else:
-            ms = [stability_margins(TcpPlant.from_p0(s * s, rtt).tf()
-                                    * pi2_controller(alpha, beta, t_upd, 1.0, s * s)) for s in x]
-            pm = np.array([[m.pm_deg for m in ms]])
-            wgc = np.array([[m.w_gc for m in ms]])
-        labels = [f"alpha:beta = {a:g}:{b:g}" for a, b in pairs]
-        tag = f"{args.controller}_{g}"
-        print("wrote", curves_png(x, dict(zip(labels, pm, strict=True)),
-                                  args.output / f"pm_vs_sqrt_p_{tag}.png",
-                                  xlabel="sqrt(p0)", ylabel="phase margin (deg)", hlines=(0.0,),
-                                  title=f"{args.controller} phase margin, R0 = {rtt:g} s, {g} gain"))
-        print("wrote", curves_png(x, dict(zip(labels, wgc, strict=True)),
-                                  args.output / f"wgc_vs_sqrt_p_{tag}.png",
-                                  xlabel="sqrt(p0)", ylabel="gain crossover (rad/s)", logy=True,
-                                  title=f"{args.controller} loop bandwidth, R0 = {rtt:g} s, {g} gain"))
-
-
-def _pie_maps(args: argparse.Namespace, t_upd: float, rtt: float, p0: float) -> None:
-    """Figs. 13-14: PM over (alpha, beta) and PM against R0, both gain conventions."""
-    alphas = np.logspace(-3, 0, 16)
-    betas = np.logspace(-2, 1, 16)
-    rtts = np.linspace(0.02, 0.3, 29)
-    for g in GAINS:
-        pm = phase_margin_map(alphas, betas, t_upd, rtt, p0, g)
-        print("wrote", map_png(alphas, betas, pm, args.output / f"pie_pm_map_{g}.png",
-                               xlabel="alpha (Hz)", ylabel="beta (Hz)",
-                               title=f"PIE PM, T = {t_upd:g} s, R0 = {rtt:g} s, p0 = {p0:g}, {g} gain"))
-        curves = {f"{a:g}:{b:g}": margin_vs_rtt(rtts, a, b, t_upd, p0, g) for a, b in FIG15_PAIRS}
-        print("wrote", curves_png(rtts, curves, args.output / f"pie_pm_vs_rtt_{g}.png",
-                                  xlabel="R0 (s)", ylabel="phase margin (deg)", hlines=(0.0,),
-                                  title=f"PIE PM against R0, p0 = {p0:g} held, {g} gain"))

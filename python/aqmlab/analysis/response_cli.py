@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from .response import response_table
+if TYPE_CHECKING:
+    import pandas as pd
 
 _LOSS = ("periodic", "bernoulli", "marks")
 
@@ -46,6 +46,11 @@ def register(subparsers: argparse._SubParsersAction, positive, probability, repo
 
 
 def _response(args: argparse.Namespace) -> int:
+    # Here, not at the top: registering the command must not import pandas (issue 22).
+    import pandas as pd
+
+    from .response import response_table
+
     if args.simulate is None:
         table = response_table(args.p, args.rtt, args.rto, args.b)
         print(f"packets/s at RTT {args.rtt:g} s, b = {args.b:g} segments per ACK")
@@ -72,6 +77,8 @@ def _response(args: argparse.Namespace) -> int:
 
 
 def _print(table: pd.DataFrame) -> int:
+    import pandas as pd
+
     with pd.option_context("display.float_format", "{:.4g}".format, "display.width", 200):
         print(table.to_string(index=False))
     return 0

@@ -15,13 +15,20 @@ from __future__ import annotations
 import copy
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from .._lazy import exports
 from ..errors import ScenarioError
 from ..scenario import BUILTIN_DIR, Scenario, set_dotted
 from .driver import Options
 from .plan import LivePlan, plan
-from .result import LiveResult
 from .system import LiveError, PrivilegeError
+
+# On first use: results need pandas, which `aqmlab --help` must not import (issue 22).
+__getattr__, __dir__ = exports(__name__, {"LiveResult": "result"})
+
+if TYPE_CHECKING:
+    from .result import LiveResult
 
 
 def load_raw(name_or_path: str | Path) -> dict:

@@ -12,11 +12,24 @@ Modules: :mod:`.spec` (sweep files, seeds, run keys), :mod:`.backends` (where ru
 """
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .backends import Backend, DaskBackend, LocalPool, RayBackend, make_backend
-from .runner import SweepReport, run_sweep
-from .spec import RunSpec, Sweep, derive_seed, run_key
-from .store import Store
+from .._lazy import exports
+
+_MODULES = {
+    "backends": ["Backend", "DaskBackend", "LocalPool", "RayBackend", "make_backend"],
+    "runner": ["SweepReport", "run_sweep"],
+    "spec": ["RunSpec", "Sweep", "derive_seed", "run_key"],
+    "store": ["Store"],
+}
+# Imported on first use: registering `aqmlab sweep` must not import pandas (issue 22).
+__getattr__, __dir__ = exports(__name__, {name: module for module, names in _MODULES.items() for name in names})
+
+if TYPE_CHECKING:
+    from .backends import Backend, DaskBackend, LocalPool, RayBackend, make_backend
+    from .runner import SweepReport, run_sweep
+    from .spec import RunSpec, Sweep, derive_seed, run_key
+    from .store import Store
 
 _EXAMPLES = Path(__file__).parent / "examples"
 
@@ -24,6 +37,8 @@ _EXAMPLES = Path(__file__).parent / "examples"
 def load_results(store: str | Path):
     """The sweep's results as one DataFrame: a row per finished run (``status`` ok or error),
     every swept field as a column, sorted by run key."""
+    from .store import Store
+
     return Store(store).table()
 
 

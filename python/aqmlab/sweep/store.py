@@ -21,8 +21,10 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 METRICS = (
     "utilization", "qdelay_mean_s", "qdelay_p50_s", "qdelay_p90_s", "qdelay_p95_s", "qdelay_p99_s",
@@ -142,6 +144,9 @@ def _row(record: dict, axes: list[str]) -> dict:
 
 
 def _frame(rows: list[dict], axes: list[str]) -> pd.DataFrame:
+    # Here, not at the top: `aqmlab sweep --help` reads this module's metric names only.
+    import pandas as pd
+
     columns = ["run_key", "point", *axes, "replication", "seed", "status", *METRICS, *FLOW_METRICS,
                "error_type", "error_message", "aqmlab_version", *WALL_CLOCK]
     df = pd.DataFrame(rows, columns=columns)

@@ -30,11 +30,39 @@ pub const STREAM_ACCESS_QUEUES: u64 = 1 << 20;
 pub const GROUP_STREAM_BASE: u64 = 1 << 31;
 pub const FLOW_STREAM_BASE: u64 = 1 << 32;
 
+/// Every route: the links a packet crosses, in order (its host's access link, the links
+/// between its routers, the far host's access link). All routes sit end to end in one flat
+/// table, so finding a packet's next link reads two adjacent arrays and follows no pointer of
+/// its own (a dumbbell's routes are three links each; a network's as long as their paths).
+#[derive(Default)]
+pub struct Routes {
+    /// (first index in `links`, number of links) of each route.
+    spans: Vec<(u32, u32)>,
+    links: Vec<LinkId>,
+}
+
+impl Routes {
+    fn push(&mut self, parts: &[&[LinkId]]) {
+        let start = self.links.len() as u32;
+        for part in parts {
+            self.links.extend_from_slice(part);
+        }
+        self.spans.push((start, self.links.len() as u32 - start));
+    }
+
+    /// Route `i`'s links.
+    #[inline]
+    pub fn get(&self, i: usize) -> &[LinkId] {
+        let (start, n) = self.spans[i];
+        &self.links[start as usize..(start + n) as usize]
+    }
+}
+
 /// Links and per-flow routes of a built dumbbell.
 pub struct Topology {
     pub links: Vec<Link>,
     /// Route of flow i's data is `routes[2i]`, of its ACKs `routes[2i + 1]`.
-    pub routes: Vec<Vec<LinkId>>,
+    pub routes: Routes,
     pub bottleneck: LinkId,
     pub reverse_bottleneck: LinkId,
     /// One-way propagation delay between each flow's routers (its access links excluded).
@@ -55,7 +83,7 @@ pub fn build(cfg: &SimConfig, flows: &[Flow]) -> Topology {
     links.push(bottleneck);
     let rev = b.reverse_queue.build(info, Rng::stream(cfg.seed, STREAM_REVERSE_QUEUE));
     links.push(Link::new("bottleneck R->L".into(), Some(b.rate_bps), b.delay_ns, Some(rev)).with_device(&b.device).with_capacity(Capacity::of(&b.reverse_queue, b.mtu)));
-    let mut routes = Vec::with_capacity(2 * flows.len());
+    let mut routes = Routes::default();
     let access_capacity = Capacity::of(&cfg.access.queue, b.mtu);
     let access = |name: String, delay: u64, links: &mut Vec<Link>| -> LinkId {
         let stream = STREAM_ACCESS_QUEUES + links.len() as u64;
@@ -90,8 +118,8 @@ pub fn build(cfg: &SimConfig, flows: &[Flow]) -> Topology {
     for (f, [s_up, s_down, d_down, d_up]) in flows.iter().zip(ends) {
         let (data, acks) = &group_routes[f.group as usize];
         path_delay_ns.push(data.iter().map(|&l| links[l as usize].delay_ns).sum());
-        routes.push([&[s_up][..], data, &[d_down]].concat());
-        routes.push([&[d_up][..], acks, &[s_down]].concat());
+        routes.push(&[&[s_up], data, &[d_down]]);
+        routes.push(&[&[d_up], acks, &[s_down]]);
     }
     Topology { links, routes, bottleneck: 0, reverse_bottleneck: 1, path_delay_ns, network_first_link }
 }

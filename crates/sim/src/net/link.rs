@@ -187,10 +187,17 @@ impl Link {
     /// the link-layer overhead (ns-3's `DataRate::CalculateBytesTxTime` of the framed packet).
     #[inline]
     pub fn serialize(&mut self, len: u32) -> Nanos {
-        let rate = self.rate_bps.expect("serialize on a pure-delay link") as u128;
-        let num = (len + self.overhead_bytes) as u128 * 8 * 1_000_000_000 + self.rem as u128;
-        self.rem = (num % rate) as u64;
-        (num / rate) as Nanos
+        let rate = self.rate_bps.expect("serialize on a pure-delay link");
+        let bits = (len + self.overhead_bytes) as u64 * 8;
+        // A 64-bit division whenever the numerator fits (any packet under ~2 GB): the same
+        // quotient and remainder as the 128-bit one, at a fraction of its cost.
+        if let Some(num) = bits.checked_mul(1_000_000_000).and_then(|n| n.checked_add(self.rem)) {
+            self.rem = num % rate;
+            return num / rate;
+        }
+        let num = bits as u128 * 1_000_000_000 + self.rem as u128;
+        self.rem = (num % rate as u128) as u64;
+        (num / rate as u128) as Nanos
     }
 
     /// Changes the rate; a packet already being serialized finishes at the old rate.
