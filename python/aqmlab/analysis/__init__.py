@@ -20,8 +20,10 @@ from .fluid import bench_fluid, fluid_run, simulate, to_dataframe
 from .margins import Margins, pade_margins, stability_margins
 from .pie_maps import check_paper_claims, pie_margins
 from .plant import (
+    ScalablePlant,
     TcpPlant,
     autotune_factor,
+    dualpi2_l_controller,
     p_controller,
     pi2_controller,
     pi_controller,
@@ -35,8 +37,10 @@ from .transfer import FactoredTF
 __all__ = [
     "FactoredTF",
     "Margins",
+    "ScalablePlant",
     "TcpPlant",
     "autotune_factor",
+    "dualpi2_l_controller",
     "bench_fluid",
     "check_paper_claims",
     "cubic_rfc9438",

@@ -36,7 +36,9 @@ from .pie_maps import (
 )
 from .plant import (
     AUTOTUNE_TABLES,
+    ScalablePlant,
     TcpPlant,
+    dualpi2_l_controller,
     pi2_controller,
     pi_controller,
     red_filter_pole,
@@ -112,7 +114,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     m = subparsers.add_parser("margins", help="stability margins, tables and Bode/margin-map PNGs",
                               description="Phase and gain margins of the linearised loop.")
-    m.add_argument("controller", choices=("pie", "pi2", "pi"))
+    m.add_argument("controller", choices=("pie", "pi2", "dualpi2", "pi"),
+                   help="dualpi2: PI² on classic traffic and k·p′ on scalable traffic (its L queue)")
     m.add_argument("--rtt", type=_positive, nargs="+", default=None,
                    help="R0 values, s (default 0.1; pi: 0.2467)")
     m.add_argument("--p0", type=_probability, nargs="+", default=[1e-4, 1e-3, 1e-2, 0.05, 0.1, 0.2],
@@ -130,6 +133,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     m.add_argument("--a", type=_positive, default=None, help="pi: digital a (with --b, --fs)")
     m.add_argument("--b", type=_positive, default=None, help="pi: digital b")
     m.add_argument("--fs", type=_positive, default=160.0, help="pi: sampling frequency, Hz")
+    m.add_argument("--coupling", type=_positive, default=2.0, help="dualpi2: coupling factor k (default 2)")
     m.add_argument("-o", "--output", type=Path, default=None, help="directory for PNG figures")
     m.set_defaults(func=_margins)
 
@@ -162,7 +166,32 @@ def _margins(args: argparse.Namespace) -> int:
         args.output.mkdir(parents=True, exist_ok=True)
     if args.controller == "pi":
         return _margins_pi(args)
+    if args.controller == "dualpi2":
+        return _margins_dualpi2(args)
     return _margins_delay_pi(args)
+
+
+def _margins_dualpi2(args: argparse.Namespace) -> int:
+    """DualPI2 (sch_dualpi2 gains unless given): the classic loop is PI²'s (p_C = p′²); the L4S
+    loop closes the same PI law through k·p′ on scalable flows (RFC 9332 §2.4, Appendix A)."""
+    alpha = args.alpha if args.alpha is not None else 0.16
+    beta = args.beta if args.beta is not None else 3.2
+    t_upd = args.t_update if args.t_update is not None else 0.016
+    k = args.coupling
+    print(f"DUALPI2 alpha = {alpha:g} Hz, beta = {beta:g} Hz, T = {t_upd:g} s, k = {k:g}")
+    print(f"{'R0 (s)':>7} {'p0':>8} {'traffic':>8}  margins")
+    for r in args.rtt or [0.1]:
+        loops = {}
+        for p0 in args.p0:
+            classic = TcpPlant.from_p0(p0, r)
+            loops[f"p0={p0:g} classic"] = classic.tf() * pi2_controller(alpha, beta, t_upd, classic.capacity, p0)
+            scal = ScalablePlant.from_p0(p0, r)
+            loops[f"p0={p0:g} l4s"] = scal.tf() * dualpi2_l_controller(alpha, beta, t_upd, scal.capacity, k)
+            for kind in ("classic", "l4s"):
+                print(f"{r:7g} {p0:8.3g} {kind:>8}  {stability_margins(loops[f'p0={p0:g} {kind}']).row()}")
+        if args.output is not None:
+            print("wrote", bode_png(loops, args.output / f"bode_dualpi2_rtt{r:g}.png"))
+    return 0
 
 
 def _margins_pi(args: argparse.Namespace) -> int:
