@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import metrics
+from . import metrics, plotting
 from .builders import dumbbell
 from .builders import tcp as _tcp
 from .core import Analysis, Expectation, Experiment, Paper
@@ -71,7 +71,13 @@ def _coexistence() -> Experiment:
             m[f"{q}_l_p99_s"] = float(np.percentile(metrics.sojourn_by_flows(r, [0]), 99))
             m[f"{q}_c_mean_s"] = float(np.mean(metrics.sojourn_by_flows(r, [1])))
             m[f"{q}_utilization"] = r.summary["utilization"]
-        return Analysis(m, [])
+        runs = [(QUEUES[q][0], results[q]) for q in QUEUES]
+        fig, ax = plotting.figure(2, 1, height=3.0)
+        plotting.latency_over_time(ax[0, 0], runs, reference_s=0.015, title="Queueing delay (backlog/rate)")
+        plotting.throughput_over_time(ax[1, 0], runs, bin_s=1.0, title="Link throughput")
+        fig.tight_layout()
+        return Analysis(m, [("One Prague and one CUBIC flow through DualPI2 and through single-queue PIE "
+                             "with RFC 3168 ECN.", fig)])
 
     return Experiment(
         id=exp_id, title="Prague and CUBIC through DualPI2 versus a single-queue RFC 3168 AQM", paper=PAPER,
@@ -133,7 +139,11 @@ def _classic_only() -> Experiment:
             m[f"{q}_utilization"] = r.summary["utilization"]
         m["dualpi2_over_pi2_delay"] = m["dualpi2_delay_s"] / m["pi2_delay_s"]
         m["drop_tail_over_pi2_delay"] = m["drop_tail_delay_s"] / m["pi2_delay_s"]
-        return Analysis(m, [])
+        fig, ax = plotting.figure(1, 1, height=3.0)
+        plotting.latency_over_time(ax[0, 0], [(CLASSIC_QUEUES[q][0], results[q]) for q in ("dualpi2", "pi2")],
+                                   reference_s=0.015, title="Queueing delay, five CUBIC flows")
+        fig.tight_layout()
+        return Analysis(m, [("DualPI2 and PI² (same gains) with classic traffic only.", fig)])
 
     return Experiment(
         id=exp_id, title="DualPI2 with classic traffic only behaves as PI²", paper=PAPER,
