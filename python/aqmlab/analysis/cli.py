@@ -178,7 +178,8 @@ def _margins_dualpi2(args: argparse.Namespace) -> int:
     beta = args.beta if args.beta is not None else 3.2
     t_upd = args.t_update if args.t_update is not None else 0.016
     k = args.coupling
-    print(f"DUALPI2 alpha = {alpha:g} Hz, beta = {beta:g} Hz, T = {t_upd:g} s, k = {k:g}")
+    print(f"DUALPI2 alpha = {alpha:g} Hz, beta = {beta:g} Hz, T = {t_upd:g} s, k = {k:g}; p0 is each "
+          "traffic's own probability at the operating point (p_C = p'^2 classic, p_L = k·p' L4S)")
     print(f"{'R0 (s)':>7} {'p0':>8} {'traffic':>8}  margins")
     for r in args.rtt or [0.1]:
         loops = {}
