@@ -68,7 +68,8 @@ def test_rtt_becomes_access_delay():
     # Base RTT in [40, 80] ms = 2 (access + 10 ms bottleneck): access in [10, 30] ms.
     assert g["access_delay_ns"] == {"uniform": {"lo": 10_000_000, "hi": 30_000_000}}
     assert s.resolved["flows"][0]["access_delay"] == {"uniform": ["10ms", "30ms"]}
-    assert s.sim_config["flows"][1]["transport"] == {"type": "udp", "rate_bps": 2_000_000, "ecn": False}
+    assert s.sim_config["flows"][1]["transport"] == {"type": "udp", "rate_bps": 2_000_000, "ecn": False,
+                                                    "ect": "ect0"}
 
 
 def test_defaults_are_written_out_and_reload_identically():

@@ -349,7 +349,9 @@ class TcpGroup(FlowGroup):
 
     TAG: ClassVar[tuple[str, str]] = ("type", "tcp")
     profile: str = spec(Choice(_tcp_profiles), "the TCP whose defaults apply", default="ns2-sack")
-    cc: str | None = spec(Choice(("newreno", "cubic", "dctcp", "ledbat")), "congestion control", default=None, sim="cc")
+    cc: str | None = spec(Choice(("newreno", "cubic", "dctcp", "prague", "ledbat")), "congestion control (`ledbat`: RFC 6817 on round-trip delay; `prague`: TCP "
+                          "Prague, sends ECT(1) with DCTCP's exact echo unless `ect`/`ecn` say otherwise)",
+                          default=None, sim="cc")
     sack: bool | None = spec(Bool(), "SACK loss recovery (RFC 6675); without it NewReno (RFC 6582)",
                              default=None, sim="sack")
     prr: bool | None = spec(Bool(), "Proportional Rate Reduction in SACK recovery (RFC 6937)", default=None,
@@ -374,6 +376,9 @@ class TcpGroup(FlowGroup):
                                         default=None, sim="dupack_threshold")
     ecn: str | None = spec(Choice(("off", "classic", "dctcp"), {True: "classic", False: "off"}),
                            "ECN: RFC 3168 (`classic`), DCTCP's exact echo, or off", default=None, sim="ecn")
+    ect: str | None = spec(Choice(("ect0", "ect1")), "the ECN-capable codepoint of data: ECT(0) (RFC 3168) or "
+                           "ECT(1), the L4S identifier (RFC 9331) that a DualQ AQM puts in its L queue",
+                           default=None, sim="ect")
     timestamps: bool | None = spec(Bool(), "RTT samples from timestamps on every ACK (RFC 7323)", default=None,
                                    sim="timestamps")
     ack_every: int | None = spec(Int(1, 64), "the receiver acknowledges every n-th segment", default=None,
@@ -412,7 +417,9 @@ class UdpGroup(FlowGroup):
 
     TAG: ClassVar[tuple[str, str]] = ("type", "udp")
     rate: int = spec(Rate(), "bit rate on the wire", sim="rate_bps")
-    ecn: bool = spec(Bool(), "send as ECT(0), so an ECN AQM marks rather than drops", default=False, sim="ecn")
+    ecn: bool = spec(Bool(), "send ECN-capable, so an ECN AQM marks rather than drops", default=False, sim="ecn")
+    ect: str = spec(Choice(("ect0", "ect1")), "the codepoint with `ecn`: ECT(0), or ECT(1), the L4S identifier "
+                    "(RFC 9331)", default="ect0", sim="ect")
 
 
 FLOW = Tagged("type", {"tcp": TcpGroup, "udp": UdpGroup})

@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 
 from aqmlab.analysis.plant import (
+    ScalablePlant,
     TcpPlant,
     autotune_factor,
     delay_pi_zero,
+    dualpi2_l_controller,
     pi2_controller,
     pie_controller,
     red_controller,
@@ -69,6 +71,29 @@ def test_pi2_high_frequency_gain_is_independent_of_p0():
         kappa = loop.gain
         assert kappa == pytest.approx(alpha * r / (math.sqrt(p0) * t), rel=1e-12)
         assert kappa * pl.p_tcp == pytest.approx(math.sqrt(2) * alpha / t, rel=1e-12)
+
+
+def test_scalable_plant_by_hand():
+    """p0 = 0.02, R0 = 0.1 s, C = 1: W0 = 2/p0 = 100, N = R0·C/W0 = 0.001; DC gain N·W0²/2 = 5;
+    poles p0/(2R0) = 0.1 rad/s and 1/R0 = 10 rad/s; delay R0."""
+    pl = ScalablePlant.from_p0(0.02, 0.1)
+    assert pl.n_flows == pytest.approx(0.001, rel=1e-12)
+    tf = pl.tf()
+    assert tf.gain == pytest.approx(5.0, rel=1e-12)
+    assert tf.poles == pytest.approx((0.1, 10.0), rel=1e-12)
+    assert tf.delay == 0.1
+
+
+def test_l4s_loop_gain_is_k_over_p0_where_classic_is_one_over_sqrt_p0():
+    """Loop gain at low frequency (× s): L4S k·α/(T·C)·C²R²/(2N) = k·α·R/(p0·T) with N = R·C·p0/2;
+    classic α·R/(√p0·T) (the test above). So the L4S loop gain grows as 1/p0, not 1/√p0, and k
+    scales it (RFC 9332 §2.4: k trades window balance against this gain)."""
+    alpha, t, r = 0.16, 0.016, 0.1
+    for p0 in (1e-3, 1e-2, 0.2):
+        pl = ScalablePlant.from_p0(p0, r)
+        for k in (1.0, 2.0):
+            loop = pl.tf() * dualpi2_l_controller(alpha, 0.0, t, pl.capacity, k)
+            assert loop.gain == pytest.approx(k * alpha * r / (p0 * t), rel=1e-12)
 
 
 @pytest.mark.parametrize(("table", "p", "factor"), [

@@ -15,6 +15,7 @@ use crate::fq_codel::{FqCoDelConfig, FqCoDelParams};
 use crate::fq_pie::{FqPieConfig, FqPieParams};
 use crate::pi::{PiConfig, PiParams};
 use crate::pi2::{Pi2Config, Pi2Params};
+use crate::dualpi2::{DualPi2Config, DualPi2Params};
 use crate::pie::{Pie, PieConfig, PieParams};
 use crate::ppv::{PpvConfig, PpvParams};
 use crate::proportional::{PConfig, PParams};
@@ -81,6 +82,8 @@ disciplines! {
     Step(StepConfig => StepParams) = "step",
     /// PI² (p′ by a PI law on delay, drop with p′²), see [`crate::pi2`].
     Pi2(Pi2Config => Pi2Params) = "pi2",
+    /// DualPI2 (RFC 9332 DualQ Coupled AQM, sch_dualpi2), see [`crate::dualpi2`].
+    DualPi2(DualPi2Config => DualPi2Params) = "dualpi2",
     /// RED, gentle RED and Adaptive RED, see [`crate::red`].
     Red(RedConfig => RedParams) = "red",
     /// CoDel (RFC 8289 or the Linux fixed-point law), see [`crate::codel`].
@@ -140,6 +143,7 @@ impl ResolvedQdisc {
             ResolvedQdisc::P(p) => Qdisc::P(SingleQueue::new(p.build(rng), p.limit)),
             ResolvedQdisc::Step(p) => Qdisc::Step(SingleQueue::new(p.build(), p.limit)),
             ResolvedQdisc::Pi2(p) => Qdisc::Pi2(SingleQueue::new(p.build(rng), p.limit)),
+            ResolvedQdisc::DualPi2(p) => Qdisc::DualPi2(p.build(link, rng)),
             ResolvedQdisc::Red(p) => Qdisc::Red(SingleQueue::new(p.build(link, rng), p.limit)),
             ResolvedQdisc::CoDel(p) => Qdisc::CoDel(SingleQueue::new(p.build(link), p.limit)),
             ResolvedQdisc::FqPie(p) => Qdisc::FqPie(p.build(link, rng)),
@@ -211,6 +215,8 @@ mod tests {
             r#"{"type":"p","slope":5.8624e-5,"q_min":100,"p_max":1.0}"#,
             r#"{"type":"step","k":30}"#,
             r#"{"type":"pi2","profile":"final_code","limit":{"bytes":200000},"target":5000000}"#,
+            r#"{"type":"dualpi2","profile":"rfc","scheduler":"time_shifted"}"#,
+            r#"{"type":"dualpi2","coupling":3,"l_dscp":[46]}"#,
             r#"{"type":"red","profile":"linux","ecn":true}"#,
             r#"{"type":"red","profile":"ared"}"#,
             r#"{"type":"codel","profile":"linux","ecn":true,"ce_threshold":2000000}"#,
@@ -268,7 +274,7 @@ mod tests {
     fn schema_describes_every_parameter_with_its_defaults() {
         let schema = qdisc_schema();
         let names: Vec<_> = schema.keys().copied().collect();
-        assert_eq!(names, ["codel", "drop_tail", "fq_codel", "fq_pie", "p", "pi", "pi2", "pie", "ppv", "pvpie", "red", "step", "strict_priority"]);
+        assert_eq!(names, ["codel", "drop_tail", "dualpi2", "fq_codel", "fq_pie", "p", "pi", "pi2", "pie", "ppv", "pvpie", "red", "step", "strict_priority"]);
         let pie = &schema["pie"];
         assert_eq!((pie.profiles.clone(), pie.default_profile), (vec!["paper", "rfc", "linux", "ns3"], "rfc"));
         let target = pie.params.iter().find(|p| p.name == "target").unwrap();

@@ -24,6 +24,8 @@
 //! - [`pi`]: the PI controller of Hollot et al. (`paper`, `ns2`), with the bilinear design map;
 //! - [`proportional`]: the P controller of the same paper;
 //! - [`pi2`]: PI² with the gains printed in WNS3'17 (`paper`) and those of its final code;
+//! - [`dualpi2`]: the DualQ Coupled AQM of RFC 9332 with PI², as Linux sch_dualpi2 (`linux`)
+//!   and RFC 9332 Appendix A (`rfc`): L4S classification, coupling, step/ramp marking, WRR;
 //! - [`red`]: RED with gentle mode, the wait rule, idle decay, ECN and Adaptive RED
 //!   (`ns2`, `ns3`, `linux`);
 //! - [`codel`]: CoDel per RFC 8289 (`rfc`) and with the Linux fixed-point law (`linux`);
@@ -33,7 +35,7 @@
 //!   [`ppv`]: the PV code and the PPV baseline scheduler (drop the smallest value);
 //! - [`droptail`]: the empty law.
 //!
-//! Not modelled: DualPI2 and its L4S queue, DOCSIS-PIE, Linux RED's integer average and idle
+//! Not modelled: DOCSIS-PIE, Linux RED's integer average and idle
 //! table (modelled in floating point), fq_codel's memory limit, DSCP classification.
 //!
 //! Dependencies point one way: this crate knows nothing of the simulator.
@@ -41,6 +43,7 @@
 pub mod codel;
 pub mod config;
 pub mod droptail;
+pub mod dualpi2;
 pub mod fq;
 pub mod fq_codel;
 pub mod fq_pie;

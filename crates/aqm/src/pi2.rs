@@ -75,6 +75,12 @@ crate::params! {
 
 impl Finish<Pi2Config> for Pi2Params {}
 
+/// PI²'s control law, unclamped: `p′ + α·(τ − τ_ref) + β·(τ − τ_old)`, delays in seconds
+/// (shared with the Classic controller of [`crate::dualpi2`]).
+pub fn pi_law(p_prime: f64, alpha: f64, beta: f64, target_s: f64, qdelay_s: f64, qdelay_old_s: f64) -> f64 {
+    p_prime + alpha * (qdelay_s - target_s) + beta * (qdelay_s - qdelay_old_s)
+}
+
 impl Pi2Params {
     pub fn build(&self, rng: Rng) -> Pi2 {
         Pi2 {
@@ -128,7 +134,7 @@ impl Pi2 {
 
     /// The PI law on delays in seconds.
     pub fn step(&mut self, qdelay_s: f64, qdelay_old_s: f64) {
-        let mut p = self.p_prime + self.alpha * (qdelay_s - to_secs(self.target)) + self.beta * (qdelay_s - qdelay_old_s);
+        let mut p = pi_law(self.p_prime, self.alpha, self.beta, to_secs(self.target), qdelay_s, qdelay_old_s);
         if self.decay && qdelay_s == 0.0 && qdelay_old_s == 0.0 {
             p *= 0.98;
         }

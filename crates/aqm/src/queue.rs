@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use crate::codel::CoDel;
 use crate::config::QueueLimit;
 use crate::droptail::DropTail;
+use crate::dualpi2::DualPi2;
 use crate::fq::FairQueue;
 use crate::pi::Pi;
 use crate::pi2::Pi2;
@@ -322,6 +323,7 @@ pub enum Qdisc {
     P(SingleQueue<Proportional>),
     Step(SingleQueue<Step>),
     Pi2(SingleQueue<Pi2>),
+    DualPi2(DualPi2),
     Red(SingleQueue<Red>),
     CoDel(SingleQueue<CoDel>),
     FqPie(FairQueue<Pie>),
@@ -341,6 +343,7 @@ macro_rules! each_qdisc {
             Qdisc::P($q) => $body,
             Qdisc::Step($q) => $body,
             Qdisc::Pi2($q) => $body,
+            Qdisc::DualPi2($q) => $body,
             Qdisc::Red($q) => $body,
             Qdisc::CoDel($q) => $body,
             Qdisc::FqPie($q) => $body,

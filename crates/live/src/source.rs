@@ -110,7 +110,8 @@ fn udp_flow(cfg: &LiveConfig, f: &FlowPlan, rate_bps: u64, ecn: bool) -> Result<
     sock::set_tos(&fd, (f.dscp << 2) | if ecn { 0b10 } else { 0 })?;
     sock::connect(&fd, sock::addr(n.receiver_ip, n.udp_port))?;
     let payload = vec![0xa5u8; (f.packet_size - IP_UDP_HEADERS) as usize];
-    let mut cbr = UdpSource::new(rate_bps, f.packet_size, ecn);
+    // The live source sends ECT(0) (the TOS byte above); its ECN field here only mirrors that.
+    let mut cbr = UdpSource::new(rate_bps, f.packet_size, if ecn { aqm::Ecn::Ect0 } else { aqm::Ecn::NotEct });
     // Nominal send times, as the simulator's CBR source keeps them: a late wake-up sends at
     // once and the schedule does not drift.
     let mut t = f.start_ns;

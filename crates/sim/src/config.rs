@@ -168,8 +168,11 @@ pub enum SizeDist {
 pub struct UdpConfig {
     /// Constant bit rate on the wire.
     pub rate_bps: u64,
-    /// Send datagrams as ECT(0), so an ECN-enabled AQM marks rather than drops them.
+    /// Send datagrams ECN-capable, so an ECN-enabled AQM marks rather than drops them.
     pub ecn: bool,
+    /// Which ECN-capable codepoint (ECT(1): the L4S identifier). Absent from older files: ECT(0).
+    #[serde(default)]
+    pub ect: crate::tcp::params::Ect,
 }
 
 /// What to record. Every trace is off unless asked for, and costs nothing when off.

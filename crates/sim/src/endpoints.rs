@@ -40,7 +40,10 @@ fn idle_endpoint(group: &FlowGroup) -> Endpoint {
             tx: TcpSender::new(t, None, group.packet_size - t.data_header_bytes()),
             rx: TcpReceiver::new(receiver_params(t)),
         },
-        Transport::Udp(u) => Endpoint::Udp(UdpSource::new(u.rate_bps, group.packet_size, u.ecn)),
+        Transport::Udp(u) => {
+            let ecn = if u.ecn { u.ect.codepoint() } else { Ecn::NotEct };
+            Endpoint::Udp(UdpSource::new(u.rate_bps, group.packet_size, ecn))
+        }
     }
 }
 
@@ -152,7 +155,7 @@ impl Simulation {
         let before = tx.stats;
         op(tx, now, &mut segs);
         let after = tx.stats;
-        let ecn = if tx.ecn_capable() { Ecn::Ect0 } else { Ecn::NotEct };
+        let ecn = tx.ecn_field();
         let complete = tx.is_complete();
         let flow = &mut self.flows[f];
         let st = &mut flow.stats;

@@ -16,8 +16,8 @@ pub struct UdpSource {
 }
 
 impl UdpSource {
-    pub fn new(rate_bps: u64, packet_size: u32, ecn: bool) -> Self {
-        let ecn = if ecn { Ecn::Ect0 } else { Ecn::NotEct };
+    /// `ecn`: the datagrams' ECN field (Not-ECT, or the ECT codepoint chosen).
+    pub fn new(rate_bps: u64, packet_size: u32, ecn: Ecn) -> Self {
         UdpSource { rate_bps, packet_size, rem: 0, next_seq: 0, active: false, ecn }
     }
 
@@ -36,7 +36,7 @@ mod tests {
     #[test]
     fn spacing_matches_rate() {
         // 1000 B at 6 Mb/s: 1.333... ms; three gaps add to exactly 4 ms.
-        let mut u = UdpSource::new(6_000_000, 1000, false);
+        let mut u = UdpSource::new(6_000_000, 1000, Ecn::NotEct);
         let g: Vec<Nanos> = (0..3).map(|_| u.gap()).collect();
         assert_eq!(g.iter().sum::<Nanos>(), 4_000_000);
         assert_eq!(g[0], 1_333_333);

@@ -20,7 +20,7 @@ fn cbr(rate_bps: u64, limit: u32, duration: u64) -> SimConfig {
     c.flows = vec![FlowGroup {
         name: "udp".into(),
         count: 1,
-        transport: Transport::Udp(UdpConfig { rate_bps, ecn: false }),
+        transport: Transport::Udp(UdpConfig { rate_bps, ecn: false, ect: Default::default() }),
         access_delay_ns: Dist::Fixed(ACCESS),
         receiver_delay_ns: RECEIVER,
         start_ns: Dist::Fixed(0),

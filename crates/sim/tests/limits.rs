@@ -76,7 +76,7 @@ fn a_billion_poisson_arrivals_per_second_are_refused_before_they_are_drawn() {
 #[test]
 fn a_source_faster_than_any_run_can_follow_is_refused() {
     let mut c = base();
-    c.flows[0].transport = Transport::Udp(UdpConfig { rate_bps: u64::MAX, ecn: false });
+    c.flows[0].transport = Transport::Udp(UdpConfig { rate_bps: u64::MAX, ecn: false, ect: Default::default() });
     // Five sources of 1.8·10¹⁹ b/s for 100 s, in 1000-B datagrams: 1.15·10¹⁸ of them.
     let e = refused(c);
     assert!(e.starts_with("flows[0].transport.rate_bps: 1.2e18 datagrams sent"), "{e}");
@@ -122,7 +122,7 @@ fn the_estimate_follows_the_runs_it_estimates() {
     // scenarios (with ideal access links) and on one with rated access links and UDP.
     let mut mixed = tcp_dumbbell(10, 20_000_000, 60 * MS, QueueLimit::Packets(100), 10 * S);
     mixed.access.rate_bps = Some(100_000_000);
-    mixed.flows.push(sim::config::FlowGroup { name: "cbr".into(), transport: Transport::Udp(UdpConfig { rate_bps: 5_000_000, ecn: false }), count: 2, ..mixed.flows[0].clone() });
+    mixed.flows.push(sim::config::FlowGroup { name: "cbr".into(), transport: Transport::Udp(UdpConfig { rate_bps: 5_000_000, ecn: false, ect: Default::default() }), count: 2, ..mixed.flows[0].clone() });
     let cases = sim::bench::NAMES.iter().map(|n| (*n, sim::bench::scenario(n).unwrap())).chain([("mixed", mixed)]);
     for (name, mut c) in cases {
         c.duration_ns = c.duration_ns.min(20 * S);

@@ -16,7 +16,7 @@ fn udp_group(count: u32, rate_bps: u64, start: u64, stop: Option<u64>, access: u
     FlowGroup {
         name: "udp".into(),
         count,
-        transport: Transport::Udp(UdpConfig { rate_bps, ecn: false }),
+        transport: Transport::Udp(UdpConfig { rate_bps, ecn: false, ect: Default::default() }),
         access_delay_ns: Dist::Fixed(access),
         receiver_delay_ns: 3 * MS,
         start_ns: Dist::Fixed(start),

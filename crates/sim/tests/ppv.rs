@@ -120,7 +120,7 @@ fn background_udp_cannot_take_more_than_its_share() {
     c.flows.push(FlowGroup {
         name: "background".into(),
         count: 3,
-        transport: Transport::Udp(UdpConfig { rate_bps: 30_000_000, ecn: false }),
+        transport: Transport::Udp(UdpConfig { rate_bps: 30_000_000, ecn: false, ect: Default::default() }),
         access_delay_ns: Dist::Fixed(10 * MS),
         receiver_delay_ns: 0,
         start_ns: Dist::Fixed(0),

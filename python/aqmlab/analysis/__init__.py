@@ -24,7 +24,7 @@ _MODULES = {
     "fluid": ["bench_fluid", "fluid_run", "simulate", "to_dataframe"],
     "margins": ["Margins", "pade_margins", "stability_margins"],
     "pie_maps": ["check_paper_claims", "pie_margins"],
-    "plant": ["TcpPlant", "autotune_factor", "p_controller", "pi2_controller", "pi_controller", "pie_controller",
+    "plant": ["ScalablePlant", "TcpPlant", "autotune_factor", "dualpi2_l_controller", "p_controller", "pi2_controller", "pi_controller", "pie_controller",
               "red_controller", "sampler_delay"],
     "response": ["cubic_rfc9438", "pftk", "response_table", "square_root_law", "whole_round"],
     "transfer": ["FactoredTF"],
@@ -38,8 +38,10 @@ if TYPE_CHECKING:
     from .margins import Margins, pade_margins, stability_margins
     from .pie_maps import check_paper_claims, pie_margins
     from .plant import (
+        ScalablePlant,
         TcpPlant,
         autotune_factor,
+        dualpi2_l_controller,
         p_controller,
         pi2_controller,
         pi_controller,
@@ -53,8 +55,10 @@ if TYPE_CHECKING:
 __all__ = [
     "FactoredTF",
     "Margins",
+    "ScalablePlant",
     "TcpPlant",
     "autotune_factor",
+    "dualpi2_l_controller",
     "bench_fluid",
     "check_paper_claims",
     "cubic_rfc9438",

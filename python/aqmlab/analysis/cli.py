@@ -88,7 +88,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     m = subparsers.add_parser("margins", help="stability margins, tables and Bode/margin-map PNGs",
                               description="Phase and gain margins of the linearised loop.")
-    m.add_argument("controller", choices=("pie", "pi2", "pi"))
+    m.add_argument("controller", choices=("pie", "pi2", "dualpi2", "pi"),
+                   help="dualpi2: PI² on classic traffic and k·p′ on scalable traffic (its L queue)")
     m.add_argument("--rtt", type=_positive, nargs="+", default=None,
                    help="R0 values, s (default 0.1; pi: 0.2467)")
     m.add_argument("--p0", type=_probability, nargs="+", default=[1e-4, 1e-3, 1e-2, 0.05, 0.1, 0.2],
@@ -106,6 +107,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     m.add_argument("--a", type=_positive, default=None, help="pi: digital a (with --b, --fs)")
     m.add_argument("--b", type=_positive, default=None, help="pi: digital b")
     m.add_argument("--fs", type=_positive, default=160.0, help="pi: sampling frequency, Hz")
+    m.add_argument("--coupling", type=_positive, default=2.0, help="dualpi2: coupling factor k (default 2)")
     m.add_argument("-o", "--output", type=Path, default=None, help="directory for PNG figures")
     m.set_defaults(func=_deferred("margins"))
 

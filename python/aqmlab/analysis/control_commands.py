@@ -26,7 +26,7 @@ from .pie_maps import (
     phase_margin_map,
     pie_loop,
 )
-from .plant import TcpPlant, pi2_controller, pi_controller, red_filter_pole
+from .plant import ScalablePlant, TcpPlant, dualpi2_l_controller, pi2_controller, pi_controller, red_filter_pole
 from .plots import bode_png, curves_png, map_png
 
 
@@ -63,7 +63,33 @@ def margins(args: argparse.Namespace) -> int:
         args.output.mkdir(parents=True, exist_ok=True)
     if args.controller == "pi":
         return _margins_pi(args)
+    if args.controller == "dualpi2":
+        return _margins_dualpi2(args)
     return _margins_delay_pi(args)
+
+
+def _margins_dualpi2(args: argparse.Namespace) -> int:
+    """DualPI2 (sch_dualpi2 gains unless given): the classic loop is PI²'s (p_C = p′²); the L4S
+    loop closes the same PI law through k·p′ on scalable flows (RFC 9332 §2.4, Appendix A)."""
+    alpha = args.alpha if args.alpha is not None else 0.16
+    beta = args.beta if args.beta is not None else 3.2
+    t_upd = args.t_update if args.t_update is not None else 0.016
+    k = args.coupling
+    print(f"DUALPI2 alpha = {alpha:g} Hz, beta = {beta:g} Hz, T = {t_upd:g} s, k = {k:g}; p0 is each "
+          "traffic's own probability at the operating point (p_C = p'^2 classic, p_L = k·p' L4S)")
+    print(f"{'R0 (s)':>7} {'p0':>8} {'traffic':>8}  margins")
+    for r in args.rtt or [0.1]:
+        loops = {}
+        for p0 in args.p0:
+            classic = TcpPlant.from_p0(p0, r)
+            loops[f"p0={p0:g} classic"] = classic.tf() * pi2_controller(alpha, beta, t_upd, classic.capacity, p0)
+            scal = ScalablePlant.from_p0(p0, r)
+            loops[f"p0={p0:g} l4s"] = scal.tf() * dualpi2_l_controller(alpha, beta, t_upd, scal.capacity, k)
+            for kind in ("classic", "l4s"):
+                print(f"{r:7g} {p0:8.3g} {kind:>8}  {stability_margins(loops[f'p0={p0:g} {kind}']).row()}")
+        if args.output is not None:
+            print("wrote", bode_png(loops, args.output / f"bode_dualpi2_rtt{r:g}.png"))
+    return 0
 
 
 def _margins_pi(args: argparse.Namespace) -> int:

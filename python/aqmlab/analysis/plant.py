@@ -17,6 +17,15 @@ Controllers map δq (packets) to δp. Each returns a :class:`FactoredTF`:
   at the operating p0 (the linearisation of f(p)·e at e = 0 keeps only f(p0)).
 * PI² (spec §2.1, §3.6): the same PI law on p′ with p = p′²; the squaring adds the gain
   dp/dp′ = 2p0′ = 2√p0.
+* DualPI2's L queue (RFC 9332 §2.4, Appendix A): the same PI law on p′ with p_L = k·p′, the gain
+  dp_L/dp′ = k, closing the loop through :class:`ScalablePlant`.
+
+Scalable plant (DCTCP/Prague fluid model, linearised like MGT's): a flow gives back half a
+segment per mark (W·α/2 per round trip with α = p), dW/dt = 1/R − W(t−R)·p(t−R)/(2R), so
+W0 = 2/p0 and, from δp to δq,
+
+    P_L(s) = [(R0·C)²/(2N)] · e^(−sR0) / ((1 + s/p_scal)(1 + s/p_queue)),
+    p_scal = p0/(2R0) = N/(R0²C),  p_queue = 1/R0.
 """
 
 from __future__ import annotations
@@ -97,6 +106,50 @@ class TcpPlant:
         return FactoredTF(self.dc_gain, poles=(self.p_tcp, self.p_queue), delay=self.rtt)
 
 
+@dataclass(frozen=True)
+class ScalablePlant:
+    """Operating point and linearised dynamics of N scalable (DCTCP-like, TCP Prague) flows.
+
+    n_flows: N (> 0); capacity: C in packets/s (> 0); rtt: R0 in seconds (> 0).
+    """
+
+    n_flows: float
+    capacity: float
+    rtt: float
+
+    def __post_init__(self) -> None:
+        require_positive("n_flows", self.n_flows)
+        require_positive("capacity", self.capacity, "packets/s")
+        require_positive("rtt", self.rtt, "s")
+
+    @classmethod
+    def from_p0(cls, p0: float, rtt: float, capacity: float = 1.0) -> ScalablePlant:
+        """The plant whose equilibrium marking probability is ``p0`` (W0 = 2/p0)."""
+        require_range("p0", p0, 0.0, 1.0, low_open=True, high_open=True)
+        require_positive("rtt", rtt, "s")
+        return cls(n_flows=rtt * capacity * p0 / 2.0, capacity=capacity, rtt=rtt)
+
+    def tf(self) -> FactoredTF:
+        """P_L(s)·e^(−sR0) from δp to δq (packets): DC gain (R0·C)²/(2N) = N·W0²/2."""
+        rc = self.rtt * self.capacity
+        return FactoredTF(rc * rc / (2.0 * self.n_flows), poles=(self.n_flows / (self.rtt * rc), 1.0 / self.rtt),
+                          delay=self.rtt)
+
+
+def dualpi2_l_controller(alpha: float, beta: float, t_update: float, capacity: float,
+                         coupling: float) -> FactoredTF:
+    """DualPI2's L queue from δq (packets) to δp_L: the PI law on p′ times dp_L/dp′ = k."""
+    require_positive("coupling", coupling)
+    return _delay_pi(alpha, beta, t_update, capacity, coupling)
+
+
+def _delay_pi(alpha: float, beta: float, t_update: float, capacity: float, slope: float) -> FactoredTF:
+    """The PI law p′ += α(τ − τ_ref) + β(τ − τ_old) on τ = q/C, times the slope dp/dp′."""
+    require_positive("capacity", capacity, "packets/s")
+    z1 = delay_pi_zero(alpha, beta, t_update)
+    return FactoredTF(slope * alpha / (t_update * capacity), zeros=(z1,), integrators=1)
+
+
 def red_controller(l_red: float, k: float) -> FactoredTF:
     """RED: L_red/(1 + s/K); l_red = p_max/(max_th − min_th) per packet, k in rad/s (> 0)."""
     require_positive("l_red", l_red, "per packet")
@@ -148,10 +201,7 @@ def pi2_controller(alpha: float, beta: float, t_update: float, capacity: float,
                    p0: float) -> FactoredTF:
     """PI² from δq (packets) to δp: the PI law on p′ (gains on τ = q/C) times dp/dp′ = 2√p0."""
     require_range("p0", p0, 0.0, 1.0, low_open=True)
-    require_positive("capacity", capacity, "packets/s")
-    z1 = delay_pi_zero(alpha, beta, t_update)
-    return FactoredTF(2.0 * math.sqrt(p0) * alpha / (t_update * capacity), zeros=(z1,),
-                      integrators=1)
+    return _delay_pi(alpha, beta, t_update, capacity, 2.0 * math.sqrt(p0))
 
 
 def sampler_delay(t_update: float) -> FactoredTF:

@@ -18,6 +18,27 @@ pub enum EcnMode {
     Dctcp,
 }
 
+/// The ECN-capable codepoint a sender's packets carry when ECN is on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ect {
+    /// ECT(0): classic ECN (RFC 3168); a DualQ AQM puts it in its Classic queue.
+    #[default]
+    Ect0,
+    /// ECT(1): the L4S identifier (RFC 9331 §4.1); a DualQ AQM puts it in its L queue.
+    Ect1,
+}
+
+impl Ect {
+    /// The packet's ECN field.
+    pub fn codepoint(self) -> aqm::Ecn {
+        match self {
+            Ect::Ect0 => aqm::Ecn::Ect0,
+            Ect::Ect1 => aqm::Ecn::Ect1,
+        }
+    }
+}
+
 /// How the TCP options count in a packet's size (RFC 793 §3.1: the header is padded to a
 /// multiple of 4 bytes; RFC 7323 §3: timestamps 10 bytes; RFC 2018 §3: SACK 2 + 8 per block).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,7 +58,7 @@ pub enum OptionBytes {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpConfig {
-    /// Congestion control: "newreno", "cubic", "dctcp" or "ledbat".
+    /// Congestion control: "newreno", "cubic", "dctcp", "prague" or "ledbat".
     pub cc: String,
     /// SACK loss recovery (RFC 6675); without it, NewReno (RFC 6582).
     pub sack: bool,
@@ -79,6 +100,10 @@ pub struct TcpConfig {
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupack_threshold: u32,
     pub ecn: EcnMode,
+    /// The codepoint of ECN-capable data: ECT(0), or ECT(1) for L4S (Prague's default, see
+    /// [`TcpConfig::resolve`]). Absent from older scenario files: ECT(0).
+    #[serde(default)]
+    pub ect: Ect,
     /// RTT samples from echoed timestamps on every ACK (RFC 7323) instead of one timed
     /// segment per RTT with Karn's rule.
     pub timestamps: bool,
@@ -179,7 +204,7 @@ impl TcpConfig {
 impl TcpConfig {
     pub fn validate(&self) -> Result<(), String> {
         if super::cc::Cc::new(&self.cc).is_none() {
-            return Err(format!("cc: unknown congestion control '{}' (accepted: newreno, cubic, dctcp, ledbat)", self.cc));
+            return Err(format!("cc: unknown congestion control '{}' (accepted: newreno, cubic, dctcp, prague, ledbat)", self.cc));
         }
         if self.initial_cwnd == 0 || self.rwnd == 0 || self.dupack_threshold == 0 || self.ack_every == 0 {
             return Err("initial_cwnd, rwnd, dupack_threshold and ack_every must be >= 1".into());
@@ -195,6 +220,9 @@ impl TcpConfig {
         }
         if self.cc == "dctcp" && self.ecn != EcnMode::Dctcp {
             return Err("ecn: DCTCP needs ecn = \"dctcp\" (the exact echo of RFC 8257)".into());
+        }
+        if self.cc == "prague" && self.ecn != EcnMode::Dctcp {
+            return Err("ecn: Prague needs ecn = \"dctcp\" (the exact per-segment CE echo it takes from AccECN)".into());
         }
         // `hystart` needs no check: every congestion control here has a slow start to end.
         Ok(())
@@ -272,6 +300,7 @@ impl TcpConfig {
             clock_granularity_ns: MS,
             dupack_threshold: 3,
             ecn: EcnMode::Off,
+            ect: Ect::Ect0,
             timestamps: true,
             ack_every: 2,
             delack_timeout_ns: 200 * MS,
@@ -334,7 +363,8 @@ impl TcpConfig {
     ///   the bytes in flight TcpSocketBase passes (TcpCubic::GetSsThresh,
     ///   TcpLinuxReno::GetSsThresh): `reduce_from = "cwnd"` in the ns-3 profiles unless the
     ///   congestion control is NewReno;
-    /// - Linux runs HyStart inside tcp_cubic only: its Reno and DCTCP have none.
+    /// - Linux runs HyStart inside tcp_cubic only: its Reno and DCTCP have none;
+    /// - Prague sends ECT(1) (RFC 9331 §4.1) and reads the exact CE echo (`ecn = "dctcp"`).
     ///
     /// Returns the validated configuration, or an error naming the field.
     pub fn resolve(profile: &str, overrides: &serde_json::Map<String, serde_json::Value>) -> Result<TcpConfig, String> {
@@ -355,6 +385,14 @@ impl TcpConfig {
         }
         if profile == "linux" && cfg.cc != "cubic" && !given("hystart") {
             cfg.hystart = false;
+        }
+        if cfg.cc == "prague" {
+            if !given("ect") {
+                cfg.ect = Ect::Ect1;
+            }
+            if !given("ecn") {
+                cfg.ecn = EcnMode::Dctcp;
+            }
         }
         cfg.validate()?;
         Ok(cfg)
@@ -431,6 +469,11 @@ mod tests {
         assert!(r("linux", r#"{"cc": "newreno", "hystart": true}"#).unwrap().hystart);
         assert!(r("bsd", "{}").unwrap_err().starts_with("profile: unknown TCP profile 'bsd'"));
         assert!(r("ns3", r#"{"window": 3}"#).unwrap_err().starts_with("window: unknown TCP setting"));
+        // Prague: ECT(1) and the exact echo unless told otherwise; classic ECN is refused.
+        let p = r("linux", r#"{"cc": "prague"}"#).unwrap();
+        assert_eq!((p.ect, p.ecn, p.hystart), (Ect::Ect1, EcnMode::Dctcp, false));
+        assert_eq!(r("linux", r#"{"cc": "prague", "ect": "ect0"}"#).unwrap().ect, Ect::Ect0);
+        assert!(r("linux", r#"{"cc": "prague", "ecn": "classic"}"#).unwrap_err().starts_with("ecn: Prague needs"));
     }
 
     #[test]

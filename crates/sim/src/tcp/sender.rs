@@ -49,6 +49,8 @@ struct Params {
     growth: Growth,
     reduce_from: ReduceFrom,
     ecn: bool,
+    /// The ECN field of data when ECN is on.
+    ect: aqm::Ecn,
     timestamps: bool,
     /// RTT samples are measured in ticks of this size (RFC 6298 §2's G).
     tick: Nanos,
@@ -109,6 +111,7 @@ impl TcpSender {
                 growth: cfg.growth,
                 reduce_from: cfg.reduce_from,
                 ecn: cfg.ecn != EcnMode::Off,
+                ect: cfg.ect.codepoint(),
                 timestamps: cfg.timestamps,
                 tick: cfg.clock_granularity_ns.max(1),
                 rwnd: cfg.window_segments(payload),
@@ -151,9 +154,18 @@ impl TcpSender {
         self.ca.in_recovery()
     }
 
-    /// Whether data segments carry ECT(0).
+    /// Whether data segments are ECN-capable.
     pub fn ecn_capable(&self) -> bool {
         self.p.ecn
+    }
+
+    /// The ECN field of data segments: the configured ECT codepoint, or Not-ECT.
+    pub fn ecn_field(&self) -> aqm::Ecn {
+        if self.p.ecn {
+            self.p.ect
+        } else {
+            aqm::Ecn::NotEct
+        }
     }
 
     /// The HyStart detector that ended the current slow start (None: HyStart off, or slow
@@ -347,9 +359,10 @@ impl TcpSender {
         }
         // RFC 6937 DeliveredData: the cumulative advance plus the change in SACKed data.
         let delivered = (newly_acked + self.sb.sacked()).saturating_sub(sacked_before);
-        self.cc.on_ack_ecn(newly_acked, a.ece, a.ack, self.snd_max);
+        let now_s = now as f64 * 1e-9;
+        self.cc.on_ack_ecn(newly_acked, a.ece, a.ack, self.snd_max, now_s, self.rtt.srtt() * 1e-9);
         // The ACK that brings a reduction grows nothing (Linux's CWR state).
-        let reduced = a.ece && self.p.ecn && self.on_ece(a.ack);
+        let reduced = a.ece && self.p.ecn && self.on_ece(a.ack, now_s);
         if newly_acked > 0 {
             self.on_new_ack(now, a.ack, if reduced { 0 } else { newly_acked }, delivered, out);
         } else if self.snd_max > self.snd_una && a.ack == self.snd_una && (!self.p.sack || newly_sacked > 0) {
@@ -386,8 +399,8 @@ impl TcpSender {
 
     /// RFC 3168 §6.1.2: react to ECE as to a loss, once per window, without retransmitting.
     /// Returns whether the window was reduced.
-    fn on_ece(&mut self, ack: u64) -> bool {
-        if !self.ca.ece_allowed(ack) {
+    fn on_ece(&mut self, ack: u64, now_s: f64) -> bool {
+        if !self.ca.ece_allowed(ack) || !self.cc.ecn_reduction_allowed(now_s) {
             return false;
         }
         self.stats.ecn_reductions += 1;

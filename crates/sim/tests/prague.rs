@@ -1,0 +1,117 @@
+//! TCP Prague against the theory of scalable congestion control, with DCTCP and Reno as the
+//! null controls that each claim must fail on.
+//!
+//! The fluid balance (see `cc::prague_ai_scale`): a flow that adds `a` segments per round
+//! trip and gives back W·α/2 once per round trip, α ≈ p the marked fraction, holds W = 2a/p,
+//! a rate 2a/(p·R). Reno under the same marks holds √(3/(2p)) (the square-root law). Prague's
+//! a = R/V with V = max(R, 25 ms) makes its rate 2/(p·V) for every R below 25 ms.
+
+use aqm::time::{NS_PER_MS, NS_PER_SEC};
+use aqm::QueueLimit;
+use sim::bench::tcp_dumbbell;
+use sim::config::{Dist, ImpairConfig, LossModel, TcpConfig, Transport};
+use sim::tcp::params::{Ect, EcnMode};
+use sim::Simulation;
+
+const MS: u64 = NS_PER_MS;
+const S: u64 = NS_PER_SEC;
+
+fn tcp(cc: &str) -> TcpConfig {
+    let linux = TcpConfig::profile("linux").unwrap();
+    match cc {
+        "prague" => TcpConfig { cc: cc.into(), ecn: EcnMode::Dctcp, ect: Ect::Ect1, hystart: false, ..linux },
+        "dctcp" => TcpConfig { cc: cc.into(), ecn: EcnMode::Dctcp, hystart: false, ..linux },
+        _ => TcpConfig { cc: cc.into(), ecn: EcnMode::Classic, hystart: false, ..linux },
+    }
+}
+
+/// One flow over an uncongested 1 Gb/s path of round trip `rtt` whose bottleneck CE-marks
+/// packets by `marks`; returns (data packets per second after warm-up, mean of cwnd and its
+/// range max − min over the last half of the run).
+fn marked_path(t: TcpConfig, marks: LossModel, rtt: u64, secs: u64, seed: u64) -> (f64, f64, f64) {
+    let mut c = tcp_dumbbell(1, 1_000_000_000, rtt, QueueLimit::Packets(100_000), secs * S);
+    for g in &mut c.flows {
+        g.transport = Transport::Tcp(t.clone());
+    }
+    c.seed = seed;
+    c.flows[0].start_ns = Dist::Fixed(0);
+    // A scalable flow converges at one segment per round trip: half the run is warm-up.
+    c.warmup_ns = secs * S / 2;
+    c.bottleneck.impairment = Some(ImpairConfig { loss: marks, mark_instead: true, outages: vec![] });
+    c.traces.tcp = true;
+    c.traces.interval_ns = 10 * MS;
+    let mut sim = Simulation::new(c).unwrap();
+    sim.run();
+    let s = sim.summary();
+    let w = &sim.traces.tcp_cwnd[sim.traces.tcp_cwnd.len() / 2..];
+    let mean = w.iter().sum::<f64>() / w.len() as f64;
+    let range = w.iter().cloned().fold(f64::MIN, f64::max) - w.iter().cloned().fold(f64::MAX, f64::min);
+    assert_eq!(s.dropped, 0, "marks only, never drops");
+    (s.flows[0].throughput_bps / 8000.0, mean, range)
+}
+
+fn bernoulli(p: f64) -> LossModel {
+    LossModel::Bernoulli { p }
+}
+
+/// The mean over three seeds.
+fn mean3(f: impl Fn(u64) -> (f64, f64, f64)) -> (f64, f64, f64) {
+    let r: Vec<_> = (1..=3).map(f).collect();
+    let m = |i: usize| r.iter().map(|x| [x.0, x.1, x.2][i]).sum::<f64>() / 3.0;
+    (m(0), m(1), m(2))
+}
+
+#[test]
+fn a_scalable_rate_goes_as_one_over_p() {
+    // p four times larger: a scalable flow's rate falls 4× (1/p), Reno's 2× (1/√p). Band
+    // ±20 % on the ratio, for the α EWMA's noise and the rounds without a mark (e^−2 of them
+    // at W·p = 2); it separates 4 from 2. At R = 50 ms (above V, so a = 1): W = 2/p = 400 and
+    // 100 segments; the mean window within a factor [0.7, 1.5] of it (same reasons).
+    let rtt = 50 * MS;
+    let (lo, hi) = (0.005, 0.02);
+    let (r_lo, w_lo, _) = mean3(|s| marked_path(tcp("prague"), bernoulli(lo), rtt, 60, s));
+    let (r_hi, w_hi, _) = mean3(|s| marked_path(tcp("prague"), bernoulli(hi), rtt, 60, s));
+    let ratio = r_lo / r_hi;
+    assert!((3.2..=4.8).contains(&ratio), "Prague rate ratio {ratio} ({r_lo} / {r_hi} pkt/s)");
+    for (w, p) in [(w_lo, lo), (w_hi, hi)] {
+        assert!((0.7..=1.5).contains(&(w / (2.0 / p))), "Prague mean cwnd {w} vs 2/p = {}", 2.0 / p);
+    }
+    // Null control: Reno under the same marks.
+    let (n_lo, _, _) = mean3(|s| marked_path(tcp("newreno"), bernoulli(lo), rtt, 60, s));
+    let (n_hi, _, _) = mean3(|s| marked_path(tcp("newreno"), bernoulli(hi), rtt, 60, s));
+    let reno_ratio = n_lo / n_hi;
+    assert!(reno_ratio < 2.6, "Reno ratio {reno_ratio}: the claim above must fail for a classic flow");
+}
+
+#[test]
+fn the_scalable_sawtooth_does_not_grow_with_the_window() {
+    // Deterministic marks (every 1/p-th packet), so α settles at p exactly: each reduction gives
+    // back W·α/2 = W·p/2 = 1 segment and a round trip adds 1, whatever W (400 or 100 here):
+    // the window's range stays within a few segments (band 4: one reduction, one round of
+    // growth, delayed-ACK granularity). Reno's sawtooth is W/2, which doubles when p falls 4×.
+    let rtt = 50 * MS;
+    let every = |p: f64| LossModel::Periodic { every: (1.0 / p).round() as u64 };
+    // 120 s: from its first (α = 1) halving the flow climbs one segment per round trip to 400.
+    let (_, w_lo, a_lo) = marked_path(tcp("prague"), every(0.005), rtt, 120, 1);
+    let (_, w_hi, a_hi) = marked_path(tcp("prague"), every(0.02), rtt, 60, 1);
+    assert!(a_lo <= 4.0 && a_hi <= 4.0, "Prague sawtooth {a_lo} at W {w_lo}, {a_hi} at W {w_hi}");
+    let (_, _, reno_lo) = marked_path(tcp("newreno"), every(0.005), rtt, 120, 1);
+    let (_, _, reno_hi) = marked_path(tcp("newreno"), every(0.02), rtt, 60, 1);
+    assert!(reno_lo > 1.6 * reno_hi && reno_hi > 4.0, "Reno sawtooth {reno_lo} vs {reno_hi}: grows as 1/√p");
+}
+
+#[test]
+#[ignore = "open: measured 5345 pkt/s at 5 ms but 6599 at 20 ms (10 ms 5554, 15 ms 5361, 25 ms 5422); the 20 ms case runs 25 % above the band, cause not yet found (see the issue 19 report)"]
+fn prague_rate_does_not_depend_on_the_rtt_below_its_virtual_rtt() {
+    // p = 2 %: rate 2/(p·V) = 4000 packets/s at both 5 and 20 ms (V = 25 ms); DCTCP's 2/(p·R)
+    // is 4× higher at 5 ms than at 20 ms. Band: the two Prague rates within 25 % of each
+    // other (model error as above), and DCTCP's ratio above 3 (the null control).
+    let p = 0.02;
+    let rate = |cc: &str, rtt: u64| mean3(|s| marked_path(tcp(cc), bernoulli(p), rtt, 60, s)).0;
+    let (pr5, pr20) = (rate("prague", 5 * MS), rate("prague", 20 * MS));
+    assert!((0.8..=1.25).contains(&(pr5 / pr20)), "Prague 5 ms {pr5} vs 20 ms {pr20} pkt/s");
+    assert!((0.7..=1.5).contains(&(pr20 / 4000.0)), "Prague at 20 ms: {pr20} vs 2/(pV) = 4000 pkt/s");
+    let (dc5, dc20) = (rate("dctcp", 5 * MS), rate("dctcp", 20 * MS));
+    assert!(dc5 / dc20 > 3.0, "DCTCP 5 ms {dc5} vs 20 ms {dc20}: its rate goes as 1/R");
+}
+
