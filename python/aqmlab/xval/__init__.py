@@ -18,7 +18,7 @@ from typing import Any
 
 from ..scenario import Scenario
 from .build import NS3_VERSION, BuildError, Ns3Unavailable, build, sdk
-from .generator import program
+from .generator import scenario_source
 from .mapping import model
 from .measure import aqmlab_run, metrics, ns3_run
 from .report import write
@@ -32,7 +32,7 @@ def prepare(scn: Scenario) -> tuple[Any, Path]:
     Checks the mapping first, so an unsupported setting costs no compilation."""
     m = model(scn)
     sdk()
-    return m, build(program(m), name=scn.name)
+    return m, build(scenario_source(m), name=scn.name)
 
 
 def run(scenario: Scenario | str | Path, *, seeds: int = 5, outdir: str | Path | None = None,

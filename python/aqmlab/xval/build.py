@@ -3,7 +3,8 @@
 The PyPI wheel `ns3` (3.44.post0) ships ns-3's headers (``ns3/include``) and shared libraries
 (``ns3/lib64``) inside the package; a program compiled against them runs with an rpath to that
 directory. Builds are cached by the hash of the source and the compiler command, so the seeds of
-a scenario, and later runs of the same scenario, reuse one binary.
+a scenario, and later runs of the same scenario, reuse one binary; the fixed part of every
+program (``program.cc``) is compiled once, the generated part (``scenario.cc``) per scenario.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 NS3_VERSION = "3.44"
 INSTALL_HINT = "pip install 'aqmlab[ns3]' (or: pip install ns3==3.44.post0)"
@@ -63,12 +65,20 @@ def sdk() -> Sdk:
     return Sdk(include=root / "include", lib=lib, compiler=compiler)
 
 
-def _command(s: Sdk, source: Path, binary: Path) -> list[str]:
-    # -O1: the programs run minutes and compile in about a minute; the ns-3 libraries themselves
-    # are the wheel's optimized build. --no-as-needed keeps every module's TypeIds registered.
-    return [s.compiler, "-std=c++20", "-O1", "-w", f"-I{s.include}", str(source), "-o", str(binary),
-            f"-L{s.lib}", "-Wl,--no-as-needed", *(f"-lns{NS3_VERSION}-{m}" for m in MODULES),
-            f"-Wl,-rpath,{s.lib}"]
+HERE = Path(__file__).parent
+FIXED = ("program.cc", "xval.h")
+
+
+def _compile(s: Sdk, source: Path, obj: Path) -> list[str]:
+    # -O1: the programs run seconds to minutes; the ns-3 libraries themselves are the wheel's
+    # optimized build.
+    return [s.compiler, "-std=c++20", "-O1", "-w", "-c", f"-I{s.include}", f"-I{HERE}", str(source), "-o", str(obj)]
+
+
+def _link(s: Sdk, objs: list[Path], binary: Path) -> list[str]:
+    # --no-as-needed keeps every module linked, so that all TypeIds are registered.
+    return [s.compiler, *map(str, objs), "-o", str(binary), f"-L{s.lib}", "-Wl,--no-as-needed",
+            *(f"-lns{NS3_VERSION}-{m}" for m in MODULES), f"-Wl,-rpath,{s.lib}"]
 
 
 def cache_dir() -> Path:
@@ -77,21 +87,38 @@ def cache_dir() -> Path:
     return Path(base) / "xval"
 
 
-def build(source_text: str, *, name: str = "scenario") -> Path:
-    """Compiles a program (once per distinct source and compiler command); returns the binary."""
+def _key(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def _run(command: Callable[[Path], list[str]], source: Path, out: Path) -> None:
+    """Runs a compiler command writing `out` through a temporary name (a concurrent build of the
+    same key finds either nothing or a whole file)."""
+    tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
+    r = subprocess.run(command(tmp), capture_output=True, text=True)
+    if r.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        raise BuildError(source, (r.stderr or r.stdout).strip())
+    tmp.replace(out)
+
+
+def build(scenario_cc: str, *, name: str = "scenario") -> Path:
+    """Compiles the fixed part once (cached by its source and compiler) and a scenario's generated
+    part (cached by its source), links them; returns the binary."""
     s = sdk()
-    key = hashlib.sha256("\0".join([source_text, *_command(s, Path("x.cc"), Path("x"))]).encode()).hexdigest()[:16]
-    d = cache_dir() / key
+    fixed_text = "".join((HERE / f).read_text() for f in FIXED)
+    fixed = cache_dir() / f"program-{_key(fixed_text, *_compile(s, Path('p.cc'), Path('p.o')))}.o"
+    if not fixed.is_file():
+        fixed.parent.mkdir(parents=True, exist_ok=True)
+        _run(lambda o: _compile(s, HERE / "program.cc", o), HERE / "program.cc", fixed)
+    d = cache_dir() / _key(fixed.name, scenario_cc, *_link(s, [], Path("x")))
     binary = d / "program"
     if binary.is_file():
         return binary
     d.mkdir(parents=True, exist_ok=True)
     source = d / f"{name}.cc"
-    source.write_text(source_text)
-    tmp = d / f"program.{os.getpid()}.tmp"
-    r = subprocess.run(_command(s, source, tmp), capture_output=True, text=True)
-    if r.returncode != 0:
-        tmp.unlink(missing_ok=True)
-        raise BuildError(source, (r.stderr or r.stdout).strip())
-    tmp.replace(binary)  # atomic: a concurrent build of the same key finds a whole binary
+    source.write_text(scenario_cc)
+    obj = d / "scenario.o"
+    _run(lambda o: _compile(s, source, o), source, obj)
+    _run(lambda o: _link(s, [fixed, obj], o), source, binary)
     return binary

@@ -1,7 +1,7 @@
 // aqmlab xval: one aqmlab scenario as an ns-3 program, written against ns-3's public API.
 //
-// The part between the GENERATED markers is written by aqmlab.xval.generator from the resolved
-// scenario (the topology, TCP settings and disciplines); the rest is fixed. Per-run values (the
+// This part is fixed; the scenario's constants, flow groups and disciplines come from the
+// generated scenario.cc (see xval.h), linked with it. Per-run values (the
 // seed, each flow's start time and access delay, drawn by aqmlab for that seed) come from the
 // parameter file given on the command line, so one build serves every seed.
 //
@@ -18,6 +18,7 @@
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
+#include "xval.h"
 
 #include <cstdio>
 #include <fstream>
@@ -27,43 +28,10 @@
 
 using namespace ns3;
 
+using namespace xval;
+
 namespace
 {
-
-// A flow group as the generator writes it (one entry per [[flows]] table).
-struct Group
-{
-    bool tcp;
-    uint32_t count;
-    uint32_t packetSize; // the IP packet of a full data segment or datagram
-    int64_t stopNs;      // -1: the end of the run (UDP only)
-    // TCP
-    const char* cc; // ns-3 TypeId of the congestion control
-    const char* recovery;
-    bool sack, timestamps, limitedTransmit, ecn, hystart;
-    uint32_t segmentSize, initialCwnd, rcvBuf, sndBuf, dupThresh, delAckCount;
-    int64_t delAckTimeoutNs, minRtoNs, clockGranularityNs, hystartDelayMaxNs;
-    uint64_t maxBytes; // 0: bulk
-    // UDP
-    uint64_t rateBps;
-    bool udpEct;
-};
-
-struct RateStep
-{
-    int64_t atNs;
-    uint64_t rateBps;
-};
-
-void InstallForwardQdisc(TrafficControlHelper& tch);
-void InstallReverseQdisc(TrafficControlHelper& tch);
-void AfterInstall(Ptr<QueueDisc> q); // settings that are not attributes (FQ quantum)
-
-// clang-format off
-// ---- GENERATED BEGIN ----
-@GENERATED@
-// ---- GENERATED END ----
-// clang-format on
 
 int64_t g_warmupNs = 0;
 
