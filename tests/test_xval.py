@@ -165,12 +165,13 @@ def test_every_feature_builds_and_runs(name):
 # ---- the cross-validation itself ----------------------------------------------------------------
 
 # Two short scenarios; bands are max(3 × combined SE over 3 seeds, the stated floors of
-# aqmlab.xval.verdict), fixed before results were looked at.
+# aqmlab.xval.verdict), fixed before results were looked at. Both use NewReno: CUBIC's known
+# difference from ns-3's TcpCubic (docs/xval.md, "Known differences") is shown by the suite.
 CI_SCENARIOS = {
     "pie-newreno": {},
-    "fq-codel-cubic-udp": {
+    "fq-codel-newreno-udp": {
         "bottleneck.queue": {"type": "fq_codel", "profile": "ns3"},
-        "flows": [{"type": "tcp", "profile": "ns3", "cc": "cubic", "count": 3, "rtt": "80ms",
+        "flows": [{"type": "tcp", "profile": "ns3", "count": 3, "rtt": "80ms",
                    "start": {"uniform": ["0s", "1s"]}},
                   {"type": "udp", "name": "cbr", "rate": "1Mbps", "rtt": "40ms"}],
     },

@@ -21,6 +21,7 @@
 #include "xval.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
@@ -332,6 +333,16 @@ OnRetransmission(FlowStats* s, Ptr<const Packet>, const TcpHeader&, const Addres
     }
 }
 
+// Diagnostics: with AQMLAB_XVAL_CWND set, every change of the first flow's cwnd and ssthresh
+// (bytes) goes to OUT_PREFIX.cwnd as "t_ns cwnd|ssthresh value".
+std::ofstream g_cwnd;
+
+void
+OnWindow(const char* what, uint32_t, uint32_t value)
+{
+    g_cwnd << Simulator::Now().GetNanoSeconds() << ' ' << what << ' ' << value << '\n';
+}
+
 void
 SetRate(NetDeviceContainer devs, uint64_t bps)
 {
@@ -532,6 +543,14 @@ main(int argc, char** argv)
                 st->socket->TraceConnectWithoutContext("Retransmission",
                                                        MakeBoundCallback(&OnRetransmission, st));
                 app = CreateObject<TcpSender>(st->socket, peer, g.maxBytes, g.segmentSize * 16);
+                if (i == 0 && std::getenv("AQMLAB_XVAL_CWND"))
+                {
+                    g_cwnd.open(out + ".cwnd");
+                    st->socket->TraceConnectWithoutContext("CongestionWindow",
+                                                           MakeBoundCallback(&OnWindow, "cwnd"));
+                    st->socket->TraceConnectWithoutContext("SlowStartThreshold",
+                                                           MakeBoundCallback(&OnWindow, "ssthresh"));
+                }
             }
             else
             {
