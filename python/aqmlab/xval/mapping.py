@@ -241,6 +241,11 @@ _CC = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic", "dctcp": "ns3::Tc
 # What ns-3 passes through GetSsThresh: TcpNewReno halves BytesInFlight (pipe); TcpCubic and
 # TcpDctcp (via TcpLinuxReno) use cwnd (TcpCubic::GetSsThresh, TcpLinuxReno::GetSsThresh).
 _REDUCE_FROM = {"newreno": "pipe", "cubic": "cwnd", "dctcp": "cwnd"}
+# How ns-3 grows the window: TcpNewReno by one segment (slow start) or MSS²/cwnd (congestion
+# avoidance) per ACK, whatever it acknowledges; TcpCubic (slow start by segmentsAcked, "to
+# approximate QUICKACK", and m_cWndCnt += segmentsAcked) and TcpLinuxReno, which TcpDctcp
+# extends, count the segments acknowledged.
+_GROWTH = {"newreno": "per_ack", "cubic": "byte_counting", "dctcp": "byte_counting"}
 # ns-3's TcpCubic HyStart delay bound: aqmlab's HyStart is Linux's, clamp(minRTT/8, 4, 16 ms).
 HYSTART_DELAY_MAX_NS = 16_000_000
 
@@ -250,7 +255,7 @@ def _tcp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
     _need(t["option_bytes"], "ns3", f"{path}.option_bytes", "ns-3 counts TCP options as TcpHeader does")
     _need(t["keep_sack_on_rto"], True, f"{path}.keep_sack_on_rto",
           "TcpSocketBase keeps SACKed data across a timeout (TcpTxBuffer::SetSentListLost)")
-    _need(t["growth"], "per_ack", f"{path}.growth", "TcpNewReno::SlowStart grows by one segment per ACK")
+    _need(t["growth"], _GROWTH[cc], f"{path}.growth", f"ns-3's {_CC[cc][5:]} grows the window that way")
     _need(t["reduce_from"], _REDUCE_FROM[cc], f"{path}.reduce_from",
           f"ns-3's {_CC[cc][5:]} computes ssthresh that way")
     _need(t["cubic_alpha"], "fixed", f"{path}.cubic_alpha", "TcpCubic's TcpFriendliness uses a fixed alpha")
