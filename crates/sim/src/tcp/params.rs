@@ -433,7 +433,7 @@ mod tests {
         assert_eq!(r("ns3", r#"{"cc": "cubic"}"#).unwrap().reduce_from, ReduceFrom::Cwnd);
         assert_eq!(r("ns3", r#"{"cc": "cubic", "reduce_from": "flight"}"#).unwrap().reduce_from, ReduceFrom::Flight);
         assert_eq!(r("ns3", "{}").unwrap().growth, Growth::PerAck);
-        assert_eq!(r("ns3", r#"{"cc": "dctcp"}"#).unwrap().growth, Growth::ByteCounting);
+        assert_eq!(r("ns3", r#"{"cc": "dctcp", "ecn": "dctcp"}"#).unwrap().growth, Growth::ByteCounting);
         assert_eq!(r("ns3", r#"{"cc": "cubic", "growth": "per_ack"}"#).unwrap().growth, Growth::PerAck);
         assert_eq!(r("ns3.26", "{}").unwrap().reduce_from, ReduceFrom::Pipe);
         assert_eq!((r("ns2-sack", "{}").unwrap().reduce_from, r("linux", "{}").unwrap().reduce_from), (ReduceFrom::Cwnd, ReduceFrom::Cwnd));
