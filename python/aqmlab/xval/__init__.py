@@ -43,6 +43,7 @@ def run(scenario: Scenario | str | Path, *, seeds: int = 5, outdir: str | Path |
 
     scn = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     say = log or (lambda msg: print(msg, file=sys.stderr))
+    model(scn)  # an unsupported setting is refused before anything is said or built
     say(f"xval {scn.name}: building the ns-3 program")
     m, binary = prepare(scn)
     ours, theirs = [], []
