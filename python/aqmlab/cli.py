@@ -213,13 +213,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _register_subpackages(sub) -> None:
     """Adds the subcommands that live with their subpackages: control theory, sweeps, the
-    reproduction catalog."""
+    reproduction catalog, live runs, the ns-3 cross-validation."""
     from .analysis import cli as analysis_cli
     from .catalog import cli as catalog_cli
     from .characterize import cli as characterize_cli
     from .compare import cli as compare_cli
     from .live import cli as live_cli
     from .sweep import cli as sweep_cli
+    from .xval import cli as xval_cli
 
     analysis_cli.register(sub)
     sweep_cli.register(sub)
@@ -227,6 +228,7 @@ def _register_subpackages(sub) -> None:
     live_cli.register(sub)
     characterize_cli.register(sub)
     compare_cli.register(sub)
+    xval_cli.register(sub)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]

@@ -102,7 +102,7 @@ fn mixed() -> SimConfig {
     c.flows.push(FlowGroup {
         name: "udp".into(),
         count: 1,
-        transport: Transport::Udp(UdpConfig { rate_bps: 3_000_000, ecn: false }),
+        transport: Transport::Udp(UdpConfig { rate_bps: 3_000_000, ecn: false, ect: Default::default() }),
         start_ns: Dist::Fixed(500 * MS),
         stop_ns: Some(6 * S),
         app: App::Bulk,
@@ -199,7 +199,7 @@ fn delay_lines_match_the_reference_event_path_on_random_scenarios() {
             let mut udp = c.flows[0].clone();
             udp.name = "udp".into();
             udp.count = 1;
-            udp.transport = Transport::Udp(UdpConfig { rate_bps: rate / (2 + rand(8)), ecn: false });
+            udp.transport = Transport::Udp(UdpConfig { rate_bps: rate / (2 + rand(8)), ecn: false, ect: Default::default() });
             c.flows.push(udp);
         }
         assert_eq!(fingerprint(c.clone()), fingerprint_reference(c), "random scenario {case}");

@@ -36,7 +36,7 @@ fn udp(name: &str, rate_bps: u64, route: &[&str], stop: Option<u64>) -> FlowGrou
     FlowGroup {
         name: name.into(),
         count: 1,
-        transport: Transport::Udp(UdpConfig { rate_bps, ecn: false }),
+        transport: Transport::Udp(UdpConfig { rate_bps, ecn: false, ect: Default::default() }),
         access_delay_ns: Dist::Fixed(20 * MS),
         receiver_delay_ns: 3 * MS,
         start_ns: Dist::Fixed(0),

@@ -59,7 +59,7 @@ pub fn pin_configs() -> Vec<(&'static str, SimConfig)> {
     let udp = FlowGroup {
         name: "udp".into(),
         count: 1,
-        transport: Transport::Udp(UdpConfig { rate_bps: 1_000_000, ecn: false }),
+        transport: Transport::Udp(UdpConfig { rate_bps: 1_000_000, ecn: false, ect: Default::default() }),
         access_delay_ns: Dist::Fixed(10 * MS),
         receiver_delay_ns: 2 * MS,
         start_ns: Dist::Fixed(S),

@@ -19,6 +19,7 @@
 //! | delay once a departure empties the queue (timestamps) | 0 | 0 (see below) | 0 | 0 |
 //! | departure-rate cycle | starter counted, restart at ≥ threshold | App. B: starter not counted, back-to-back | starter counted, restart at ≥ | starter counted, restart at > |
 //! | derandomization (default) | off | off (optional) | always on | off |
+//! | derandomization reset | on a positive draw | on a positive draw (§5.4) | on a positive draw | on a drop only, not a mark (`PieQueueDisc::DoEnqueue`) |
 //! | cap +2 % when p ≥ 10 % (default) | off | on (optional) | always | on |
 //! | +2 % if τ > 250 ms | no | no | yes | no |
 //! | decay after two zero delays | none | ×0.98 | ×(1 − 1/64), skipped if backlog > 0 | ×0.98 |

@@ -20,7 +20,10 @@ pub enum Compare {
 #[derive(Clone, Debug)]
 pub enum Prob {
     /// A fraction in [0, 1] updated by the float law (HPSR'13, RFC 8033, ns-3).
-    Float { p: f64, accu: f64, law: FloatLaw, target: Nanos, compare: Compare, ecn_th: Option<f64> },
+    /// `draw_resets`: a positive random draw zeroes the derandomization accumulator (RFC 8033
+    /// §5.4 drop_early), marked or dropped; ns-3 zeroes it only when the packet is dropped
+    /// (PieQueueDisc::DoEnqueue; DropEarly leaves it), so under ECN marking it keeps growing.
+    Float { p: f64, accu: f64, law: FloatLaw, target: Nanos, compare: Compare, ecn_th: Option<f64>, draw_resets: bool },
     /// sch_pie: `MAX_PROB = 2^56 − 1` is 1.0; delays in 64-ns ticks.
     Q56 { p: u64, accu: u64, gains: FixedGains, cap: bool, ecn_th: u64 },
 }
@@ -136,7 +139,7 @@ impl Prob {
     pub fn decide(&mut self, len: u32, byte_mode: bool, scale_bytes: u32, derandomize: bool, rng: &mut Rng) -> bool {
         match self {
             Prob::Q56 { p, accu, .. } => linux::decide(*p, accu, len, scale_bytes, byte_mode, derandomize, rng),
-            Prob::Float { p, accu, compare, .. } => {
+            Prob::Float { p, accu, compare, draw_resets, .. } => {
                 let local = if byte_mode { *p * len as f64 / scale_bytes as f64 } else { *p };
                 if derandomize {
                     // RFC 8033 §5.4: accumulate p; never drop below 0.85, always drop from 8.5.
@@ -157,7 +160,7 @@ impl Prob {
                     Compare::Below => u < local,
                     Compare::AtOrBelow => u <= local,
                 };
-                if drop {
+                if drop && *draw_resets {
                     *accu = 0.0;
                 }
                 drop
@@ -183,7 +186,30 @@ mod tests {
 
     fn float(compare: Compare) -> Prob {
         let law = FloatLaw { alpha: 0.125, beta: 1.25, target_s: 0.015, autotune: AutoTune::SixLevel, cap: true, decay: true };
-        Prob::Float { p: 0.0, accu: 0.0, law, target: 15 * NS_PER_MS, compare, ecn_th: Some(0.1) }
+        Prob::Float { p: 0.0, accu: 0.0, law, target: 15 * NS_PER_MS, compare, ecn_th: Some(0.1), draw_resets: true }
+    }
+
+    #[test]
+    fn ns3_keeps_the_accumulator_across_a_positive_draw() {
+        // p = 0.5 with derandomization: 0.5 < 0.85 (no drop), then 1.0 reaches the draw, which
+        // at p = 0.5 answers yes or no; after a yes RFC 8033 §5.4 restarts from 0, ns-3's
+        // DropEarly does not (PieQueueDisc::DoEnqueue zeroes it when it drops, not when it marks).
+        let mut rng = Rng::from_seed(3);
+        for (draw_resets, after) in [(true, 0.0), (false, 1.0)] {
+            let mut prob = float(Compare::Below);
+            if let Prob::Float { p, draw_resets: d, .. } = &mut prob {
+                *p = 0.5;
+                *d = draw_resets;
+            }
+            assert!(!prob.decide(1000, false, 1000, true, &mut rng));
+            let mut yes = false;
+            while !yes {
+                prob.clear_accu();
+                prob.decide(1000, false, 1000, true, &mut rng);
+                yes = prob.decide(1000, false, 1000, true, &mut rng);
+            }
+            assert_eq!(prob.accu_frac(), after, "draw_resets = {draw_resets}");
+        }
     }
 
     #[test]

@@ -120,7 +120,8 @@ pub fn prob(p: &PieParams) -> Prob {
         decay: p.profile != PieProfile::Paper,
     };
     let compare = if p.profile == PieProfile::Ns3 { Compare::AtOrBelow } else { Compare::Below };
-    Prob::Float { p: 0.0, accu: 0.0, law, target: p.target, compare, ecn_th: p.mark_ecnth }
+    let draw_resets = p.profile != PieProfile::Ns3;
+    Prob::Float { p: 0.0, accu: 0.0, law, target: p.target, compare, ecn_th: p.mark_ecnth, draw_resets }
 }
 
 /// The departure-rate estimator in the profile's averaging.

@@ -1,0 +1,202 @@
+"""aqmlab xval: the ns-3 back end, its refusals, and a short cross-validation against ns-3.44.
+
+The ns3 wheel is in the test extra, so these tests run (and fail if it is missing); nothing here
+is skipped. The two-scenario cross-validation takes about a minute of builds and runs.
+"""
+
+import copy
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+
+from aqmlab import xval
+from aqmlab.cli import main
+from aqmlab.errors import ScenarioError
+from aqmlab.scenario import Scenario
+from aqmlab.xval import mapping
+from aqmlab.xval.build import build as build_program
+from aqmlab.xval.build import sdk
+from aqmlab.xval.measure import Raw, aqmlab_run, metrics, ns3_run
+from aqmlab.xval.verdict import compare
+
+BASE = {
+    "name": "xval-test",
+    "duration": "20s",
+    "warmup": "5s",
+    "bottleneck": {"rate": "10Mbps", "delay": "20ms", "overhead": "2B", "device_queue": 1,
+                   "queue": {"type": "pie", "profile": "ns3", "limit": "200p"}},
+    "flows": [{"type": "tcp", "profile": "ns3", "count": 4, "rtt": {"uniform": ["60ms", "140ms"]},
+               "start": {"uniform": ["0s", "1s"]}}],
+}
+
+
+def scenario(**changes):
+    d = copy.deepcopy(BASE)
+    for path, value in changes.items():
+        node = d
+        *head, last = path.split(".")
+        for k in head:
+            node = node[int(k)] if k.isdigit() else node[k]
+        node[last] = value
+    return Scenario.from_dict(d)
+
+
+# ---- refusals: a setting without an ns-3 counterpart names its field ---------------------------
+
+@pytest.mark.parametrize("changes, field", [
+    ({"bottleneck.queue": {"type": "pi"}}, "bottleneck.queue.type"),
+    ({"bottleneck.queue": {"type": "pi2"}}, "bottleneck.queue.type"),
+    ({"bottleneck.queue": {"type": "pvpie"}}, "bottleneck.queue.type"),
+    ({"bottleneck.queue.profile": "linux"}, "bottleneck.queue.profile"),
+    ({"bottleneck.queue.byte_mode": True}, "bottleneck.queue.byte_mode"),
+    ({"bottleneck.queue": {"type": "red", "profile": "ns3", "adaptive": True, "min_th": 5, "max_th": 15}},
+     "bottleneck.queue.adaptive"),
+    ({"bottleneck.queue": {"type": "fq_pie"}}, "bottleneck.queue.pie.profile"),
+    ({"bottleneck.overhead": "0B"}, "bottleneck.overhead"),
+    ({"bottleneck.device_queue": 0}, "bottleneck.device_queue"),
+    ({"flows.0.profile": "linux"}, "flows[0].option_bytes"),
+    ({"flows.0.hystart": True}, "flows[0].hystart"),
+    ({"flows.0.rack": True}, "flows[0].rack"),
+    ({"flows.0.growth": "byte_counting"}, "flows[0].growth"),
+    ({"flows.0.reduce_from": "cwnd"}, "flows[0].reduce_from"),
+    ({"flows.0.cc": "cubic", "flows.0.cubic_alpha": "rfc9438"}, "flows[0].cubic_alpha"),
+    ({"flows.0.rcv_wnd": "unlimited"}, "flows[0].rcv_wnd"),
+    ({"flows.0.ecn": "dctcp"}, "flows[0].ecn"),
+])
+def test_unsupported_settings_are_refused_by_name(changes, field):
+    with pytest.raises(ScenarioError) as e:
+        mapping.model(scenario(**changes))
+    assert e.value.path == field
+    assert "no ns-3 counterpart" in e.value.reason
+
+
+def test_cli_refuses_before_building(tmp_path, capsys):
+    p = tmp_path / "s.toml"
+    import tomli_w
+
+    d = copy.deepcopy(BASE)
+    d["bottleneck"]["queue"] = {"type": "pi2"}
+    p.write_text(tomli_w.dumps(d))
+    assert main(["xval", str(p), "--seeds", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "bottleneck.queue.type: no ns-3 counterpart" in err and "Traceback" not in err
+
+
+# ---- bad environments -------------------------------------------------------------------------
+
+def test_missing_wheel_names_the_install_command(monkeypatch, capsys):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ns3" else real(name, *a))
+    with pytest.raises(xval.Ns3Unavailable, match=r"pip install 'aqmlab\[ns3\]'"):
+        sdk()
+    assert main(["xval", "--suite", "--only", "pfifo-newreno", "--seeds", "2"]) == 2
+    assert "pip install 'aqmlab[ns3]'" in capsys.readouterr().err
+
+
+def test_build_failure_shows_the_compiler_and_keeps_the_source():
+    with pytest.raises(xval.BuildError) as e:
+        build_program('#include "xval.h"\nint broken( {\n', name="broken")
+    assert e.value.source.is_file() and "int broken" in e.value.source.read_text()
+    assert "error" in e.value.log and str(e.value.source) in str(e.value)
+
+
+# ---- the measurement, against hand-worked figures -----------------------------------------------
+
+def test_metrics_of_a_hand_made_run():
+    r = Raw(window_s=10.0, warmup_s=5.0, bottleneck_bytes=12_500_000, groups=["a", "a", "u"], tcp=[True, True, False],
+            goodput_bytes=np.array([5_000_000, 2_500_000, 1_250_000]), retransmits=np.array([3, 4, 0]),
+            timeouts=np.array([1, 0, 0]), leave_s=np.array([5.0, 6.0, 7.0, 8.0]),
+            sojourn_s=np.array([0.001, 0.002, 0.003, 0.010]), drops={"early": 1, "dequeue": 0, "limit": 0}, marks=2)
+    m = metrics(r)
+    assert m["throughput_mbps"] == pytest.approx(10.0)              # 12.5 MB · 8 / 10 s
+    assert m["goodput_mbps[a]"] == pytest.approx(3.0)               # (4 + 2) / 2 Mb/s
+    assert m["goodput_mbps[u]"] == pytest.approx(1.0)
+    assert m["jain"] == pytest.approx(49 / (3 * 21))                # (4+2+1)² / (3·(16+4+1))
+    assert m["sojourn_mean_ms"] == pytest.approx(4.0)
+    assert m["sojourn_max_ms"] == pytest.approx(10.0)
+    assert m["drop_fraction"] == pytest.approx(1 / 5)               # 1 drop, 4 departures
+    assert (m["retransmits[a]"], m["timeouts[a]"], m["marks"]) == (7, 1, 2)
+
+
+# ---- every mapped feature builds and runs -----------------------------------------------------
+
+FEATURES = {
+    "pfifo, NewReno without SACK or delayed ACKs, UDP": (
+        {"type": "drop_tail", "limit": "100p"},
+        [{"type": "tcp", "profile": "ns3", "sack": False, "ack_every": 1, "rtt": "50ms"},
+         {"type": "udp", "rate": "1Mbps", "rtt": "50ms", "stop": "3s"}]),
+    "PIE with derandomization, ECN and the rate estimator, ECN NewReno": (
+        {"type": "pie", "profile": "ns3", "limit": "200p", "derandomize": True, "ecn": True, "delay": "rate_estimator"},
+        [{"type": "tcp", "profile": "ns3", "ecn": True, "rtt": "50ms"}]),
+    "gentle RED with ECN, CUBIC with HyStart, a capacity change": (
+        {"type": "red", "profile": "ns3", "limit": "200p", "min_th": 10, "max_th": 30, "w_q": 0.002, "max_p": 0.1,
+         "ecn": True},
+        [{"type": "tcp", "profile": "ns3", "cc": "cubic", "hystart": True, "ecn": True, "rtt": "50ms"}]),
+    "CoDel, DCTCP": (
+        {"type": "codel", "profile": "ns3", "ecn": True},
+        [{"type": "tcp", "profile": "ns3", "cc": "dctcp", "rtt": "50ms"}]),
+    "FQ-CoDel with a quantum, a fixed-size transfer and an ECT UDP source": (
+        {"type": "fq_codel", "profile": "ns3", "quantum": "1514B"},
+        [{"type": "tcp", "profile": "ns3", "size": "3MB", "rtt": "50ms"},
+         {"type": "udp", "rate": "1Mbps", "rtt": "50ms", "ecn": True}]),
+    "FQ-PIE, NewReno without PRR": (
+        {"type": "fq_pie", "pie": {"profile": "ns3"}},
+        [{"type": "tcp", "profile": "ns3", "prr": False, "rtt": "50ms"}]),
+}
+
+
+@pytest.mark.parametrize("name", list(FEATURES))
+def test_every_feature_builds_and_runs(name):
+    queue, flows = FEATURES[name]
+    d = copy.deepcopy(BASE)
+    d.update(duration="4s", warmup="1s", flows=flows)
+    d["bottleneck"].update(queue=queue, rate_schedule=[{"at": "2s", "rate": "5Mbps"}])
+    scn = Scenario.from_dict(d)
+    m, binary = xval.prepare(scn)
+    ours, params = aqmlab_run(scn, 1)
+    theirs = ns3_run(binary, scn, 1, params, m.forward)
+    assert theirs.bottleneck_bytes > 0 and len(theirs.sojourn_s) > 0
+    assert all(theirs.goodput_bytes > 0), theirs.goodput_bytes
+    assert theirs.drops.get("other", 0) == 0       # every ns-3 drop reason is classified
+
+
+# ---- the cross-validation itself ----------------------------------------------------------------
+
+# Two short scenarios; bands are max(3 × combined SE over 3 seeds, the stated floors of
+# aqmlab.xval.verdict), fixed before results were looked at. Both use NewReno: CUBIC's known
+# difference from ns-3's TcpCubic (docs/xval.md, "Known differences") is shown by the suite.
+CI_SCENARIOS = {
+    "pie-newreno": {},
+    "fq-codel-newreno-udp": {
+        "bottleneck.queue": {"type": "fq_codel", "profile": "ns3"},
+        "flows": [{"type": "tcp", "profile": "ns3", "count": 3, "rtt": "80ms",
+                   "start": {"uniform": ["0s", "1s"]}},
+                  {"type": "udp", "name": "cbr", "rate": "1Mbps", "rtt": "40ms"}],
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(CI_SCENARIOS))
+def test_two_scenarios_agree_with_ns3_within_band(name, tmp_path):
+    doc = xval.run(scenario(**CI_SCENARIOS[name]), seeds=3, outdir=tmp_path, log=lambda m: None)
+    differ = [(r["metric"], r["ours_mean"], r["ns3_mean"], r["band"]) for r in doc["rows"] if not r["agree"]]
+    assert doc["agree"], differ
+    saved = json.loads((tmp_path / "xval.json").read_text())
+    assert saved["agree"] and (tmp_path / "xval.html").read_text().count("<tr class=ok>") == len(doc["rows"])
+
+
+def test_the_verdict_catches_a_different_discipline():
+    """Discriminating: aqmlab's PIE against ns-3 running the same flows through pfifo (the null
+    control) must differ outside band on the queue delay."""
+    pie = scenario()
+    fifo = scenario(**{"bottleneck.queue": {"type": "drop_tail", "limit": "200p"}})
+    m, binary = xval.prepare(fifo)
+    ours, theirs = [], []
+    for seed in (1, 2, 3):
+        raw, params = aqmlab_run(pie, seed)
+        ours.append(metrics(raw))
+        theirs.append(metrics(ns3_run(binary, fifo, seed, params, m.forward)))
+    rows = {r.metric: r for r in compare(ours, theirs)}
+    assert not rows["sojourn_mean_ms"].agree
