@@ -50,8 +50,8 @@ Adding a paper
 
 from .core import (
     DEVIATES,
-    INDICATIVE,
     MISSING,
+    NOT_DISCRIMINATING,
     REPRODUCED,
     Analysis,
     Check,
@@ -65,7 +65,7 @@ from .report import write as write_report
 from .runner import Outcome, run_experiment, run_experiments
 
 __all__ = [
-    "DEVIATES", "INDICATIVE", "MISSING", "REPRODUCED", "Analysis", "Check", "Expectation",
+    "DEVIATES", "MISSING", "NOT_DISCRIMINATING", "REPRODUCED", "Analysis", "Check", "Expectation",
     "Experiment", "Outcome", "Paper", "add", "experiments", "get", "overall", "run_experiment",
     "run_experiments", "select", "write_report",
 ]

@@ -100,7 +100,7 @@ def _dc_static(n: int) -> Experiment:
     else:
         tput = Expectation("pie_utilization", "With more flows PIE+ECN uses the link fully.",
                            f"slide '{n} Cubic TCP Flows (Throughput)'", "'100 %' read as ≥ 99 %.",
-                           lo=0.99, paper=1.0, unit="%", scale=100, asserted_quick=n >= 20)
+                           lo=0.99, paper=1.0, unit="%", scale=100)
     return Experiment(
         id=exp_id, title=f"Data centre: RED+ECN vs PIE+ECN, {n} CUBIC flow(s)", paper=PAPER,
         figure=f"slides 'RED+ECN vs. PIE+ECN – {n} Cubic TCP Flow{'s' if n > 1 else ''}'",
@@ -112,14 +112,13 @@ def _dc_static(n: int) -> Experiment:
         expectations=(
             Expectation("red_delay_s", "RED's latency sits near min_th, about 320 µs.", "slide 'RED+ECN vs PIE+ECN'",
                         "min_th = 400 packets = 320 µs; ±25 % for the average's position around it.",
-                        lo=240e-6, hi=400e-6, paper=320e-6, unit="µs", scale=1e6, asserted_quick=True),
+                        lo=240e-6, hi=400e-6, paper=320e-6, unit="µs", scale=1e6),
             Expectation("pie_delay_s", "PIE holds the latency near its 20 µs reference.", "slide 'RED+ECN vs PIE+ECN'",
                         "±50 % of the reference: at 10 Gb/s 20 µs is only 25 packets, so a few packets of "
                         "sawtooth move the mean by several µs.", lo=10e-6, hi=30e-6, paper=DC_REF, unit="µs",
-                        scale=1e6, asserted_quick=n >= 20),
+                        scale=1e6),
             Expectation("pie_over_red_delay", "PIE's latency is far below RED's.", "slides 'RED+ECN vs PIE+ECN'",
-                        "Comparative (slides: 20 µs vs 320 µs, a ratio of 0.06); we require < 0.5.", hi=0.5,
-                        asserted_quick=True),
+                        "Comparative (slides: 20 µs vs 320 µs, a ratio of 0.06); we require < 0.5.", hi=0.5),
             tput,
         ),
         notes=DC_NOTES,
@@ -179,7 +178,7 @@ DC_INTENSITY = Experiment(
     scenarios=_dc_intensity_scenarios, analyse=_dc_intensity_analyse,
     expectations=(
         Expectation("pie_over_red_worst_phase", "PIE's latency is below RED's in every phase.", "slide 'Changing Traffic Intensity, Queue Delay'",
-                    _COMPARE, hi=0.5, asserted_quick=True),
+                    _COMPARE, hi=0.5),
         Expectation("pie_max_phase_s", "PIE stays near its 20 µs reference in every phase.", "slide 'Changing Traffic Intensity, Queue Delay'",
                     "Worst phase mean within 2× the reference (20 µs is 25 packets at 10 Gb/s).", hi=40e-6, paper=DC_REF,
                     unit="µs", scale=1e6),
@@ -220,13 +219,13 @@ def _dc_capacity(cc: str) -> Experiment:
         expectations=(
             Expectation("red_low_over_high", "RED's latency rises when the capacity falls.", "slide 'RED vs. PIE – Queue Delay'",
                         "At a fifth of the capacity the same RED queue means up to 5× the latency; any rise by "
-                        "half or more counts.", lo=1.5, asserted_quick=True),
+                        "half or more counts.", lo=1.5),
             # Not asserted at quick length since the TCP fidelity fixes of issue 13: in a 0.25 s
             # phase one retransmission timeout (ns-2's Sack1 leaves a lost retransmission to the
             # RTO, at least 200 ms) of one of the 20 CUBIC flows decides the worst phase (1.4 in
             # the quick run; 0.06 at full length, still reproduced).
             Expectation("pie_over_red_worst_phase", "PIE's latency is below RED's at every capacity.", "slide 'RED vs. PIE – Queue Delay'",
-                        _COMPARE, hi=0.5, asserted_quick=(cc != "cubic")),
+                        _COMPARE, hi=0.5),
             Expectation("pie_max_phase_s", "PIE stays near its reference at every capacity.", "slide 'RED vs. PIE – Queue Delay'",
                         "Worst phase mean within 2× the 20 µs reference.", hi=40e-6, paper=DC_REF, unit="µs", scale=1e6),
             Expectation("pie_utilization", "Throughput stays high under PIE.", "slide 'RED vs. PIE – Changing Bandwidth, Throughput'",
@@ -281,10 +280,10 @@ DELREF = Experiment(
     expectations=(
         Expectation("worst_delay_over_ref", "PIE holds each delay reference.", "slide 'Adjusting Del_Ref'",
                     "Mean within ±50 % of each reference (a 5 ms reference is 62 packets at 100 Mb/s, inside the "
-                    "sawtooth of 200 flows).", hi=0.5, asserted_quick=True),
+                    "sawtooth of 200 flows).", hi=0.5),
         Expectation("min_utilization", "Throughput stays high at every reference.", "slide 'Link Throughput During the Adjustment'",
                     "'High' read as ≥ 95 %; the slide notes some loss at the lowest references.", lo=0.95,
-                    unit="%", scale=100, asserted_quick=True),
+                    unit="%", scale=100),
     ),
     notes=(("The slides change del_ref during one run; we cannot (no run-time AQM parameter changes), so each "
            "reference gets its own run: this checks the equilibria, not the transition."),
@@ -354,10 +353,10 @@ FQPIE_VOIP = Experiment(
     scenarios=_fq_scenarios, analyse=_fq_analyse,
     expectations=(
         Expectation("tcp_voip_p99_s", "VoIP sees almost no queueing (5 TCP).", "slide 'VoIP Traffic Incurs Almost 0 Queueing Latency'",
-                    _VOIP_BAND, hi=2e-3, paper=0.0, unit="ms", scale=1e3, asserted_quick=True),
+                    _VOIP_BAND, hi=2e-3, paper=0.0, unit="ms", scale=1e3),
         Expectation("tcp_udp_voip_p99_s", "VoIP sees almost no queueing even with the UDP overload.",
                     "slide 'FQ_PIE Controls Latency to be around 10ms'", _VOIP_BAND, hi=2e-3, paper=0.0, unit="ms",
-                    scale=1e3, asserted_quick=True),
+                    scale=1e3),
         Expectation("tcp_regular_mean_s", "PIE keeps the regular traffic's latency low (5 TCP).",
                     "slide 'VoIP Traffic Incurs Almost 0 Queueing Latency'",
                     "'Low' read as at most the 20 ms reference on average.", hi=0.020, unit="ms", scale=1e3),

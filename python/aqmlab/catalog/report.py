@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from .core import DEVIATES, INDICATIVE, MISSING, REPRODUCED, Experiment, Paper
+from .core import DEVIATES, MISSING, NOT_DISCRIMINATING, REPRODUCED, Experiment, Paper
 from .runner import Outcome
 
 _CSS = """
@@ -19,7 +19,7 @@ h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-to
 table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
 td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left}
 th{background:#f3f3f3}.reproduced{background:#dff3df}.deviates{background:#f8dcdc}
-.indicative{background:#fdf3d0}.missing{background:#eee}
+.not.discriminating{background:#fdf3d0}.missing{background:#eee}
 figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
 figcaption{font-size:.85em;color:#555}pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
 .note{font-size:.9em;color:#444}blockquote{border-left:3px solid #aaa;margin:.5em 0;padding-left:.8em}
@@ -98,7 +98,7 @@ def render(pairs: Sequence[tuple[Experiment, Outcome]], *, total_wall_s: float |
     from .. import __version__
 
     quick = any(o.quick for _, o in pairs)
-    counts = {v: sum(o.verdict == v for _, o in pairs) for v in (REPRODUCED, INDICATIVE, DEVIATES, MISSING)}
+    counts = {v: sum(o.verdict == v for _, o in pairs) for v in (REPRODUCED, NOT_DISCRIMINATING, DEVIATES, MISSING)}
     head = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>aqmlab: paper reproduction report</title>",
         f"<style>{_CSS}</style></head><body>",
