@@ -203,6 +203,8 @@ FIG6 = Experiment(
 RED_FIG7 = {"type": "red", "profile": "ns2", "limit": "2000p", "min_th": 400, "max_th": 1600,
             "max_p": 0.1, "w_q": 0.002}
 PIE_FIG7 = _pie("2000p")
+# "Back around the reference" (Figs. 7-8): the reference ±50 %, on both sides.
+SETTLED = (0.5 * REF, 1.5 * REF)
 RED_NOTE = ("RED is ns-2's (profile ns2: wait rule on, gentle off) with the paper's min_th 20 %, max_th 80 % of "
             "a 2 MB (2000-packet) buffer, max_p 0.1 and w_q 0.002; whether the paper's ns-2 run had gentle "
             "mode is not stated.")
@@ -213,8 +215,8 @@ def _red_vs_pie(results, bounds: list[float], skip: float, title: str, figure: s
     m = metrics.phase_latencies(results, bounds, skip)
     n = len(bounds) - 1
     m["pie_max_dev_s"] = max(abs(m[f"pie_phase{i}_s"] - REF) for i in range(1, n + 1))
-    # Settled: the 0.5 s mean latency within 1.5 × reference for 2 s.
-    settles = [metrics.settle_time(results["pie"], t, 1.5 * REF, 2.0, t_end, smooth_s=0.5)
+    # Settled: the 0.5 s mean latency back around the reference, within ±50 % of it, for 2 s.
+    settles = [metrics.settle_time(results["pie"], t, SETTLED, 2.0, t_end, smooth_s=0.5)
                for t, t_end in itertools.pairwise(bounds[1:])]
     m["pie_settle_max_s"] = max(settles)
     fig, ax = plotting.figure(1, 1, height=3.4)
@@ -242,7 +244,7 @@ def _fig7_analyse(results, quick: bool) -> Analysis:
     b = _fig7_bounds(quick)
     m, fig = _red_vs_pie(results, b, 5.0 if quick else 10.0, "100 TCP, 100 → 20 → 100 Mb/s", "Fig. 7")
     m["pie_over_red_phase2"] = m["pie_phase2_s"] / m["red_phase2_s"]
-    m["pie_settle_after_drop_s"] = metrics.settle_time(results["pie"], b[1], 1.5 * REF, 2.0, b[2], smooth_s=0.5)
+    m["pie_settle_after_drop_s"] = metrics.settle_time(results["pie"], b[1], SETTLED, 2.0, b[2], smooth_s=0.5)
     return Analysis(m, [("Queueing latency of RED and PIE as the capacity drops to 20 Mb/s and recovers (HPSR'13 Fig. 7).", fig)])
 
 
@@ -270,7 +272,8 @@ FIG7 = Experiment(
         Expectation("pie_phase3_s", "PIE returns to about 20 ms at 100 Mb/s.", "Fig. 7, §IV-A.5",
                     "±10 ms around the reference.", lo=0.010, hi=0.030, paper=REF, unit="ms", scale=1e3),
         Expectation("pie_settle_after_drop_s", "PIE is back near the reference about 3 s after the drop.",
-                    "§IV-A.5", "Settled = 0.5 s mean latency within 30 ms for 2 s; up to 5 s accepts the "
+                    "§IV-A.5", "Settled = 0.5 s mean latency back in [10, 30] ms (the reference ±50 %: an empty "
+                    "queue is not 'around' it) for 2 s; up to 5 s accepts the "
                     "paper's 'about three seconds' read from a plot.", lo=0.0, hi=5.0, paper=3.0, unit="s"),
         Expectation("pie_over_red_phase2", "After the capacity drop PIE's latency is far below RED's.",
                     "Fig. 7 caption", "Comparative (paper: 20 ms vs 300 ms, a ratio of 0.07); we require < 0.3.",
@@ -316,7 +319,8 @@ FIG8 = Experiment(
                     "Worst phase mean within 10 ms of the reference, as for Fig. 4.", hi=0.010, unit="ms",
                     scale=1e3),
         Expectation("pie_settle_max_s", "PIE re-settles within a couple of seconds of every change.", "§IV-A.6",
-                    "Settled = 0.5 s mean latency within 30 ms for 2 s; 'a couple of seconds' read as ≤ 5 s.",
+                    "Settled = 0.5 s mean latency back in [10, 30] ms (the reference ±50 %) for 2 s; 'a couple "
+                    "of seconds' read as ≤ 5 s.",
                     lo=0.0, hi=5.0, unit="s"),
     ),
     notes=(("The paper says only that the topology is 'similar to the above'; we take Fig. 7's: 100 Mb/s, "
