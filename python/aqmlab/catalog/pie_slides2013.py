@@ -27,10 +27,6 @@ PAPER = Paper(
          "change (slides 'Adjusting Del_Ref', 'Link Throughput During the Adjustment')."),
          ("The simulator has no schedule for AQM parameters (only the link rate can change during a run), so "
          "the change itself cannot be run; pie-slides13-delref runs each reference separately instead.")),
-        (("Automatic del_ref from the measured draining speed (lowered after the rate rose and held for 10 s), "
-         "and from the link speed."),
-         ("Not an option of the PIE implementation in crates/aqm (no auto-reference rule), and the slides give "
-         "neither the mapping from rate to reference nor the traffic scenario.")),
         ("Slides on the history of fair queueing and Cisco products; next steps.", "Background and plans, not results."),
     ),
 )

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .core import DEVIATES, MISSING, NOT_DISCRIMINATING, REPRODUCED, Experiment, Paper
+from . import expected
 from .runner import Outcome
 
 _CSS = """
@@ -44,6 +45,28 @@ def _summary_table(pairs: Sequence[tuple[Experiment, Outcome]]) -> str:
             f"<th>claims reproduced</th><th>wall time</th></tr>{rows}</table>")
 
 
+def _paper_summary(pairs: Sequence[tuple[Experiment, Outcome]]) -> str:
+    """The one-minute page: per paper, how many claims are reproduced (and how robustly over the
+    seeds), deviate, are not discriminating or missing."""
+    papers: dict[str, list] = {}
+    for e, o in pairs:
+        papers.setdefault(e.paper.key, []).extend(o.checks)
+    rows = []
+    for key, checks in papers.items():
+        count = {v: sum(c.verdict == v for c in checks) for v in (REPRODUCED, DEVIATES, NOT_DISCRIMINATING, MISSING)}
+        every_seed = sum(c.verdict == REPRODUCED and c.seeds is not None and c.seeds.passing == c.seeds.n for c in checks)
+        rows.append(f"<tr><td>{_e(key)}</td><td>{len(checks)}</td>"
+                    f'<td class="{REPRODUCED}">{count[REPRODUCED]} ({every_seed} on every seed)</td>'
+                    f'<td class="{DEVIATES}">{count[DEVIATES]}</td>'
+                    f'<td class="{NOT_DISCRIMINATING}">{count[NOT_DISCRIMINATING]}</td><td>{count[MISSING]}</td></tr>')
+    return ("<h2>Summary by paper</h2><p>Each claim is judged over several seeds: <i>reproduced</i> when the one-sided "
+            "95 % bounds of its mean lie inside the band and at least 4 of 5 seeds do; <i>not discriminating</i> when "
+            "it holds but the same scenarios with every AQM replaced by DropTail of the same buffer (the null "
+            "control) meet it too, so it does not test the AQM.</p>"
+            "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>deviates</th><th>not discriminating</th>"
+            f"<th>missing</th></tr>{''.join(rows)}</table>")
+
+
 def _checks_table(o: Outcome) -> str:
     rows = []
     for c in o.checks:
@@ -52,10 +75,18 @@ def _checks_table(o: Outcome) -> str:
         rows.append(
             f"<tr><td>{_e(x.claim)}</td><td>{_e(x.source)}</td><td>{_e(paper)}</td><td>{_e(x.band_text())}</td>"
             f'<td>{_e(c.value_text())}</td><td class="{_e(c.verdict)}">{_e(c.verdict)}</td>'
-            f"<td>{_e(c.detail)}</td><td class=note>{_e(x.reason)}</td></tr>")
+            f"<td>{_e(c.detail)}{_why(o, c)}</td><td class=note>{_e(x.reason)}</td></tr>")
     return ("<table><tr><th>paper's claim (our words)</th><th>where</th><th>paper's value</th><th>band</th>"
             "<th>ours</th><th>verdict</th><th>by how much</th><th>why this band</th></tr>"
             + "".join(rows) + "</table>")
+
+
+def _why(o: Outcome, c) -> str:
+    """The catalog's reason for a verdict other than reproduced, when it is the expected one."""
+    verdict, reason = expected.verdict(o.id, c.expectation.metric, o.quick)
+    if c.verdict == REPRODUCED or verdict != c.verdict or not reason:
+        return ""
+    return f"<br><i>Why: {_e(reason)}</i>"
 
 
 def _metrics_table(o: Outcome) -> str:
@@ -104,11 +135,12 @@ def render(pairs: Sequence[tuple[Experiment, Outcome]], *, total_wall_s: float |
         f"<style>{_CSS}</style></head><body>",
         "<h1>Paper reproduction report</h1>",
         f"<p>aqmlab {_e(__version__)}; generated {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC; "
-        f"{'QUICK (shortened) runs: verdicts of claims not asserted at quick length are only indicative' if quick else 'full-length runs'}; "
+        f"{'QUICK (shortened) runs: the verdicts are those of the shortened runs the test suite checks' if quick else 'full-length runs'}; "
         f"{len(pairs)} experiments"
         + (f", {total_wall_s:.0f} s wall time" if total_wall_s is not None else "") + ".</p>",
-        "<p>" + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ". A claim is <i>reproduced</i> when our "
-        "number falls in its band; each band's reason is given next to it. Nothing was tuned to make a band hold.</p>",
+        "<p>Experiments: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ". Each band's reason is "
+        "given next to it; where a claim is expected not to reproduce, why.</p>",
+        _paper_summary(pairs),
         _summary_table(pairs),
     ]
     body = []
