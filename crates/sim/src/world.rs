@@ -31,6 +31,7 @@ pub enum Event {
     QdiscUpdate { link: LinkId },
     /// Step `step` of the bottleneck's rate schedule takes effect.
     RateChange { step: u32 },
+    TargetChange { step: u32 },
     FlowStart { flow: u32 },
     FlowStop { flow: u32 },
     /// A flow's retransmission timer; stale when `gen` is not the flow's current one.
@@ -135,6 +136,9 @@ impl Simulation {
         for (i, step) in self.cfg.bottleneck.rate_schedule.iter().enumerate() {
             self.sched.at(step.at_ns, Event::RateChange { step: i as u32 });
         }
+        for (i, step) in self.cfg.bottleneck.target_schedule.iter().enumerate() {
+            self.sched.at(step.at_ns, Event::TargetChange { step: i as u32 });
+        }
         for l in 0..self.links.len() {
             if let Some(t) = self.links[l].qdisc.as_ref().and_then(|q| q.next_update_at()) {
                 self.sched.at(t, Event::QdiscUpdate { link: l as LinkId });
@@ -209,6 +213,12 @@ impl Simulation {
                 let rate = self.cfg.bottleneck.rate_schedule[step as usize].rate_bps;
                 self.links[self.bottleneck as usize].set_rate(rate);
                 self.links[self.reverse_bottleneck as usize].set_rate(rate);
+            }
+            Event::TargetChange { step } => {
+                let target = self.cfg.bottleneck.target_schedule[step as usize].target_ns;
+                let q = self.links[self.bottleneck as usize].qdisc.as_mut().expect("the bottleneck has a queue");
+                // Accepted on a copy of this discipline when the configuration was validated.
+                q.set_param(now, "target", &serde_json::json!(target)).expect("a validated target change");
             }
             Event::FlowStart { flow } => self.start_flow(flow as usize),
             Event::FlowStop { flow } => self.stop_flow(flow as usize),

@@ -2,7 +2,8 @@
 
 Every active queue management discipline of the bottleneck is replaced by a DropTail queue of
 the same limit (the buffer the AQM was given); schedulers that are not AQMs (strict priority)
-stay, with their inner queues treated the same way. A claim that still holds on this null
+stay, with their inner queues treated the same way; run-time changes of the AQM's delay
+reference are dropped with it. A claim that still holds on this null
 control does not test the AQM (:mod:`aqmlab.catalog.seeds`)."""
 
 from __future__ import annotations
@@ -37,4 +38,5 @@ def null_control(scenario) -> dict[str, Any]:
     resolved = tomllib.loads(as_scenario(scenario).to_toml())
     bottleneck = dict(resolved["bottleneck"])
     bottleneck["queue"] = aqm_off(bottleneck["queue"])
+    bottleneck["target_schedule"] = []  # the AQM's run-time reference changes go with it
     return {**resolved, "name": f"{resolved['name']}-null", "bottleneck": bottleneck}
