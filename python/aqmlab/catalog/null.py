@@ -29,7 +29,7 @@ def aqm_off(queue: dict[str, Any]) -> dict[str, Any]:
     return {"type": DROP_TAIL, "limit": queue["limit"]}
 
 
-def null_control(scenario) -> dict[str, Any]:
+def null_control(scenario: Any) -> dict[str, Any]:
     """The null control of a scenario (a dict or :class:`aqmlab.Scenario`), as a scenario dict.
 
     The scenario is resolved first, so an AQM's default limit is the one DropTail gets."""

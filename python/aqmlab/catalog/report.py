@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from .core import DEVIATES, MISSING, NOT_DISCRIMINATING, REPRODUCED, Experiment, Paper
+from .core import DEVIATES, MISSING, NOT_DISCRIMINATING, REPRODUCED, Check, Experiment, Paper
 from . import expected
 from .runner import Outcome
 
@@ -48,7 +48,7 @@ def _summary_table(pairs: Sequence[tuple[Experiment, Outcome]]) -> str:
 def _paper_summary(pairs: Sequence[tuple[Experiment, Outcome]]) -> str:
     """The one-minute page: per paper, how many claims are reproduced (and how robustly over the
     seeds), deviate, are not discriminating or missing."""
-    papers: dict[str, list] = {}
+    papers: dict[str, list[Check]] = {}
     for e, o in pairs:
         papers.setdefault(e.paper.key, []).extend(o.checks)
     rows = []
@@ -81,7 +81,7 @@ def _checks_table(o: Outcome) -> str:
             + "".join(rows) + "</table>")
 
 
-def _why(o: Outcome, c) -> str:
+def _why(o: Outcome, c: Check) -> str:
     """The catalog's reason for a verdict other than reproduced, when it is the expected one."""
     verdict, reason = expected.verdict(o.id, c.expectation.metric, o.quick)
     if c.verdict == REPRODUCED or verdict != c.verdict or not reason:
