@@ -9,6 +9,12 @@ from aqmlab.analysis.pie_maps import check_paper_claims
 from aqmlab.catalog import expected
 from aqmlab.catalog.core import MISSING, REPRODUCED
 
+# The quick catalog (every experiment over 5 seeds and 2 null-control seeds, about 7 runs each)
+# is built once per session by the first test that needs it, which can take longer than the
+# suite's 10-minute default.
+pytestmark = pytest.mark.timeout(1800)
+
+
 IDS = [e.id for e in catalog.experiments()]
 
 

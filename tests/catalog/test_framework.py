@@ -21,6 +21,12 @@ from aqmlab.catalog.core import (
     overall,
 )
 
+# The quick catalog (every experiment over 5 seeds and 2 null-control seeds, about 7 runs each)
+# is built once per session by the first test that needs it, which can take longer than the
+# suite's 10-minute default.
+pytestmark = pytest.mark.timeout(1800)
+
+
 # What issue 6 asks for, one experiment each.
 REQUIRED = {
     "pie13-fig4a", "pie13-fig4b", "pie13-fig4c", "pie13-fig6", "pie13-fig7", "pie13-fig8", "pie13-fig10",
