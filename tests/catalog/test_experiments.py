@@ -23,16 +23,16 @@ def test_quick_run_judges_every_claim(quick_outcomes, exp_id):
     exp, out = catalog.get(exp_id), quick_outcomes[exp_id]
     assert [c.expectation for c in out.checks] == list(exp.expectations)
     assert all(c.verdict != MISSING for c in out.checks), [(c.expectation.metric, c.detail) for c in out.checks]
-    wrong = [(c.expectation.metric, f"expected {expected.verdict(exp_id, c.expectation.metric, True)[0]}, got "
-              f"{c.verdict}", c.detail) for c in out.checks
-             if c.verdict != expected.verdict(exp_id, c.expectation.metric, True)[0]]
+    wanted = [expected.verdict(exp, i, True)[0] for i in range(len(exp.expectations))]
+    wrong = [(expected.claim_key(exp, i), f"expected {w}, got {c.verdict}", c.detail)
+             for i, (c, w) in enumerate(zip(out.checks, wanted)) if c.verdict != w]
     assert not wrong, wrong
     assert out.figures and all(png.startswith(b"\x89PNG") for _, png in out.figures)
     assert set(out.scenarios_toml) == set(exp.scenarios(True))
 
 
 def test_every_expected_verdict_names_a_claim_and_gives_a_reason():
-    claims = {(e.id, x.metric) for e in catalog.experiments() for x in e.expectations}
+    claims = {(e.id, expected.claim_key(e, i)) for e in catalog.experiments() for i in range(len(e.expectations))}
     for table in (expected.QUICK, expected.FULL):
         for key, (verdict, reason) in table.items():
             assert key in claims, f"stale entry {key}"

@@ -67,23 +67,23 @@ def _paper_summary(pairs: Sequence[tuple[Experiment, Outcome]]) -> str:
             f"<th>missing</th></tr>{''.join(rows)}</table>")
 
 
-def _checks_table(o: Outcome) -> str:
+def _checks_table(e: Experiment, o: Outcome) -> str:
     rows = []
-    for c in o.checks:
+    for i, c in enumerate(o.checks):
         x = c.expectation
         paper = "" if x.paper is None else f"{x.paper * x.scale:.4g}{' ' + x.unit if x.unit else ''}"
         rows.append(
             f"<tr><td>{_e(x.claim)}</td><td>{_e(x.source)}</td><td>{_e(paper)}</td><td>{_e(x.band_text())}</td>"
             f'<td>{_e(c.value_text())}</td><td class="{_e(c.verdict)}">{_e(c.verdict)}</td>'
-            f"<td>{_e(c.detail)}{_why(o, c)}</td><td class=note>{_e(x.reason)}</td></tr>")
+            f"<td>{_e(c.detail)}{_why(e, i, o, c)}</td><td class=note>{_e(x.reason)}</td></tr>")
     return ("<table><tr><th>paper's claim (our words)</th><th>where</th><th>paper's value</th><th>band</th>"
             "<th>ours</th><th>verdict</th><th>by how much</th><th>why this band</th></tr>"
             + "".join(rows) + "</table>")
 
 
-def _why(o: Outcome, c: Check) -> str:
+def _why(e: Experiment, i: int, o: Outcome, c: Check) -> str:
     """The catalog's reason for a verdict other than reproduced, when it is the expected one."""
-    verdict, reason = expected.verdict(o.id, c.expectation.metric, o.quick)
+    verdict, reason = expected.verdict(e, i, o.quick)
     if c.verdict == REPRODUCED or verdict != c.verdict or not reason:
         return ""
     return f"<br><i>Why: {_e(reason)}</i>"
@@ -102,7 +102,7 @@ def _experiment_section(e: Experiment, o: Outcome) -> str:
         data = base64.b64encode(png).decode("ascii")
         parts.append(f'<figure><img alt="{_e(caption)}" src="data:image/png;base64,{data}">'
                      f"<figcaption>{_e(caption)}</figcaption></figure>")
-    parts.append(_checks_table(o))
+    parts.append(_checks_table(e, o))
     if e.notes:
         parts.append("<p><b>Differences from the paper's setup and where we cannot match it:</b></p><ul>"
                      + "".join(f"<li class=note>{_e(n)}</li>" for n in e.notes) + "</ul>")
