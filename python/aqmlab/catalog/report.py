@@ -103,6 +103,9 @@ def _experiment_section(e: Experiment, o: Outcome) -> str:
         parts.append(f'<figure><img alt="{_e(caption)}" src="data:image/png;base64,{data}">'
                      f"<figcaption>{_e(caption)}</figcaption></figure>")
     parts.append(_checks_table(e, o))
+    if o.null_error:
+        parts.append(f"<p class=note><b>Null control not judged:</b> the analysis failed on the DropTail runs "
+                     f"({_e(o.null_error)}); the verdicts above are not checked against it.</p>")
     if e.notes:
         parts.append("<p><b>Differences from the paper's setup and where we cannot match it:</b></p><ul>"
                      + "".join(f"<li class=note>{_e(n)}</li>" for n in e.notes) + "</ul>")

@@ -14,7 +14,7 @@ import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .core import Check, Experiment, overall
@@ -171,9 +171,14 @@ def assemble(exp: Experiment, quick: bool, tasks: Sequence[Task], results: Seque
     errors = sorted({r.error for r in null if r.error})
     null_metrics = [r.metrics for r in null if not r.error]
     first = own[0]
+    checks = exp.judge([r.metrics for r in own], null_metrics)
+    if errors:
+        # Said on every claim that should have had a null control: its verdict is then unchecked.
+        note = f"; null control not judged (its analysis failed: {errors[0]})"
+        checks = [replace(c, detail=c.detail + note) if c.expectation.null and c.null is None else c for c in checks]
     return Outcome(
         id=exp.id, quick=quick, metrics=first.metrics,
-        checks=exp.judge([r.metrics for r in own], null_metrics), figures=first.figures,
+        checks=checks, figures=first.figures,
         scenarios_toml=first.scenarios_toml, text=first.text, wall_s=wall_s, aqmlab_version=__version__,
         seed_metrics=[r.metrics for r in own], null_metrics=null_metrics, null_error="; ".join(errors),
     )
