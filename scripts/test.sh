@@ -7,5 +7,7 @@ cd "$(dirname "$0")/.."
 AQMLAB_EXTRAS=test source scripts/venv.sh
 bash scripts/live-setup.sh
 cargo test --workspace --exclude aqmlab-py --release
+# Every AQM state machine under libFuzzer for a bounded time (issue 16 item 8).
+FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash scripts/fuzz.sh --required
 python -m mypy
 python -m pytest

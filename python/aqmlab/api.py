@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass
@@ -16,11 +17,9 @@ from .scenario import Scenario
 # Speed assumed by the size estimate: the slow end of `aqmlab bench` on a small machine (the
 # README's table: 5.4-16 M events/s), so the estimate errs towards long.
 EVENTS_PER_S = 5e6
-# Events per data packet: about four (arrival at the bottleneck, end of serialization, delivery,
-# the ACK's hops; README "Speed"), one more for the margin.
-EVENTS_PER_PACKET = 5
 # A run estimated to take longer than this, or to record more traces than half the memory,
-# needs force=True (--force).
+# needs force=True (--force). Runs beyond the simulator's own limits (memory, trace rows,
+# flows per group: crates/sim/src/estimate.rs) are refused when the scenario is read.
 MAX_WALL_S = 3600.0
 
 
@@ -34,21 +33,36 @@ def as_scenario(s: Scenario | dict[str, Any] | str | Path) -> Scenario:
 
 
 @dataclass(frozen=True)
+class Cost:
+    """One part of a run's cost: the scenario field that drives it and what it is, in words."""
+
+    field: str
+    what: str
+    events: float
+    memory_bytes: float
+
+
+@dataclass(frozen=True)
 class Estimate:
-    """How big a run is, from the scenario alone (rates times durations): events and the memory
-    its traces take. ``terms`` names the field behind each part of the event count."""
+    """How big a run is, from the scenario alone: the simulator's own estimate (events, peak
+    memory, trace bytes), each part with the field behind it."""
 
     events: float
+    memory_bytes: float
     trace_bytes: float
-    terms: dict[str, float]
+    costs: tuple[Cost, ...]
 
     @property
     def wall_s(self) -> float:
         return self.events / EVENTS_PER_S
 
+    def largest(self) -> Cost:
+        """The part with the most events: what to change to make the run smaller."""
+        return max(self.costs, key=lambda c: c.events)
+
     def text(self) -> str:
         return (f"about {self.events:.3g} events, {_duration(self.wall_s)} at {EVENTS_PER_S / 1e6:g} M events/s, "
-                f"and {self.trace_bytes / 2**20:.3g} MiB of traces")
+                f"{self.memory_bytes / 2**20:.3g} MiB of memory of which {self.trace_bytes / 2**20:.3g} MiB traces")
 
 
 def _duration(s: float) -> str:
@@ -56,55 +70,14 @@ def _duration(s: float) -> str:
 
 
 def estimate(scn: Scenario) -> Estimate:
-    """Events and trace memory of a run, estimated in Python from the scenario: data packets
-    from the bottleneck's capacity (and UDP sources' offered load) over the duration, periodic
-    trace samples, Poisson arrivals, and the retransmission timer at its lower bound (a run
-    whose RTO can be 1 ns fires a timer every nanosecond). An upper estimate, not a forecast."""
-    c = scn.sim_config
-    end = c["duration_ns"]
-    b = c["bottleneck"]
-    bits = _capacity_bits(b, end)
-    smallest = min(g["packet_size"] for g in c["flows"])
-    terms = {"duration": bits / (8 * smallest) * EVENTS_PER_PACKET}
-    n_flows = 0.0
-    for i, g in enumerate(c["flows"]):
-        start = _min_start(g["start_ns"])
-        active = max((g["stop_ns"] if g["stop_ns"] is not None else end) - start, 0) * 1e-9
-        t = g["transport"]
-        app = g["app"]
-        if app["type"] == "poisson":
-            arrivals = app["rate_per_s"] * active
-            n_flows += arrivals
-            terms[f"flows[{i}].arrival_rate"] = arrivals * 2 * EVENTS_PER_PACKET
-        else:
-            n_flows += g["count"]
-        if t["type"] == "udp":
-            terms[f"flows[{i}].rate"] = g["count"] * t["rate_bps"] * active / (8 * g["packet_size"]) * EVENTS_PER_PACKET
-        else:
-            terms[f"flows[{i}].min_rto"] = g["count"] * active * 1e9 / t["min_rto_ns"]
-    tr = c["traces"]
-    samples = end / tr["interval_ns"] if any(tr[k] for k in ("queue", "flow_bytes", "probe", "tcp")) else 0.0
-    terms["traces.interval"] = samples
-    # Bytes per sample: the time and queue columns, a column per flow for flow_bytes, three per
-    # flow for tcp, a few probe variables; a sojourn record per departure.
-    per_sample = 8 + 32 * tr["queue"] + 8 * n_flows * tr["flow_bytes"] + 48 * tr["probe"] + 24 * n_flows * tr["tcp"]
-    departures = bits / (8 * smallest)
-    trace_bytes = samples * per_sample + tr["sojourn"] * departures / tr["sojourn_every"] * 20
-    return Estimate(events=sum(terms.values()), trace_bytes=trace_bytes, terms=terms)
+    """Events and memory of a run, estimated by the simulator from the scenario before any
+    work (crates/sim/src/estimate.rs: right within a factor of two on events)."""
+    from . import _core
+    from .scenario import user_path
 
-
-def _capacity_bits(b: dict[str, Any], end: int) -> float:
-    bits, rate, t = 0.0, b["rate_bps"], 0
-    for step in b["rate_schedule"]:
-        at = min(step["at_ns"], end)
-        bits += rate * (at - t) * 1e-9
-        rate, t = step["rate_bps"], max(t, at)
-    return float(bits + rate * max(end - t, 0) * 1e-9)
-
-
-def _min_start(d: dict[str, Any]) -> int:
-    ((kind, v),) = d.items()
-    return int(v) if kind == "fixed" else int(v["lo"]) if kind == "uniform" else int(min(v))
+    e = json.loads(_core.estimate(scn.sim_json()))
+    costs = tuple(Cost(user_path(c["field"]), c["what"], c["events"], c["memory_bytes"]) for c in e["costs"])
+    return Estimate(events=e["events"], memory_bytes=e["memory_bytes"], trace_bytes=e["trace_bytes"], costs=costs)
 
 
 def _memory_bytes() -> float:
@@ -121,13 +94,14 @@ def check_size(scn: Scenario, *, force: bool = False) -> Estimate:
     if force:
         return est
     if est.wall_s > MAX_WALL_S:
-        field = max(est.terms, key=lambda k: est.terms[k])
-        raise ScenarioError(field, f"this run is large: {est.text()}; check the scenario, or pass --force "
-                                   f"(force=True) to run it anyway")
-    if est.trace_bytes > _memory_bytes() / 2:
-        raise ScenarioError("traces", f"the traces would take {est.trace_bytes / 2**30:.3g} GiB, more than half "
-                                      f"of this machine's memory ({_memory_bytes() / 2**30:.3g} GiB): record "
-                                      f"fewer traces or a longer traces.interval, or pass --force (force=True)")
+        big = est.largest()
+        raise ScenarioError(big.field, f"this run is large: {est.text()}, mostly {big.what}; check the "
+                                       f"scenario, or pass --force (force=True) to run it anyway")
+    if est.memory_bytes > _memory_bytes() / 2:
+        big = max(est.costs, key=lambda c: c.memory_bytes)
+        raise ScenarioError(big.field, f"this run would take about {est.memory_bytes / 2**30:.3g} GiB, more than "
+                                       f"half of this machine's memory ({_memory_bytes() / 2**30:.3g} GiB), mostly "
+                                       f"{big.what}; or pass --force (force=True)")
     return est
 
 

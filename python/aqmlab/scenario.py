@@ -25,7 +25,7 @@ A scenario file (TOML) or dict describes a dumbbell experiment::
 The tables below (:class:`ScenarioSpec` and the tables it holds) are the schema: each field's
 name, unit, default, range and documentation are declared once, with :func:`aqmlab.schema.spec`;
 the JSON Schema shipped with the package and ``docs/scenario-reference.md`` are generated from
-them (``PYTHONPATH=python python -m aqmlab.reference``). Every value is checked; unknown keys
+them (``python -m aqmlab.reference``). Every value is checked; unknown keys
 are errors; each error names its field path and what is accepted. :class:`Scenario` keeps two forms:
 ``resolved`` (every default filled in, in the file's own vocabulary, saved beside every result
 and loadable again) and ``sim_config`` (integers in ns, bit/s and bytes, what the Rust simulator
@@ -283,7 +283,8 @@ def _bytes_or_unlimited(v: Json, path: str) -> int | str:
 
 
 _BYTES_OR_UNLIMITED = Custom(
-    _bytes_or_unlimited, lambda v: v if v == "unlimited" else units.fmt_size(v),
+    # The simulator writes an unbounded window as null (resolved profiles carry it so).
+    _bytes_or_unlimited, lambda v: "unlimited" if v in ("unlimited", None) else units.fmt_size(v),
     {"anyOf": [Size(lo=1).json_schema(), {"const": "unlimited"}]},
     "a size, or `\"unlimited\"` (no bound)", lambda v: None if v == "unlimited" else v)
 
@@ -565,6 +566,11 @@ def _select_groups(q: Json, path: str, ids: dict[str, list[int] | None]) -> None
 _INDEX = re.compile(r"\[(\d+)\]")
 
 
+# The simulator's application fields (built by `_app`, not declared one to one) by the names
+# of the flow group fields they come from.
+_APP_FIELDS = {"rate_per_s": "arrival_rate", "bytes": "size", "think_mean_ns": "think"}
+
+
 def user_path(sim_path: str) -> str:
     """``flows[0].transport.min_rto_ns`` -> ``flows[0].min_rto``: the simulator's field path as the
     scenario names it, from the ``sim`` names the schema declares (unknown parts kept)."""
@@ -573,6 +579,10 @@ def user_path(sim_path: str) -> str:
     for part in sim_path.split("."):
         name, _, rest = part.partition("[")
         match = next(((n, f) for c in classes for n, f in fields_of(c) if f.sim == name or n == name), None)
+        if match is None and name in _APP_FIELDS:
+            out.append(_APP_FIELDS[name])
+            classes = []
+            continue
         if match is None:
             if name not in ("transport", "app"):   # the simulator's grouping of a flow's fields
                 out.append(part)

@@ -105,7 +105,7 @@ class Kind(ABC, Generic[T]):
 
     @abstractmethod
     def describe(self) -> str:
-        """The type and range for the reference page, e.g. ``duration in [0s, 1000000000s]``."""
+        """The type and range for the reference page, e.g. ``duration in [0s, 1000000s]``."""
 
     def tables(self) -> list[tuple[str, type]]:
         """Nested tables, as (path suffix, dataclass), for the reference page."""

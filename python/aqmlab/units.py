@@ -105,8 +105,9 @@ def _g(x: float) -> str:
 DURATION = Quantity(
     "duration", "ns", {"ns": 1, "us": 10**3, "µs": 10**3, "ms": 10**6, "s": 10**9, "min": 60 * 10**9}, "20ms",
     (("s", 10**9), ("ms", 10**6), ("us", 10**3), ("ns", 1)),
-    # 10^9 s (31 years) of simulated time: sums of a few such times still fit the simulator's u64 clock.
-    hi=10**18,
+    # 10^6 s (11.6 days): within the simulator's largest time, 2^50 ns (crates/sim/src/config.rs
+    # MAX_TIME_NS), so that sums of a few such times still fit its u64 clock.
+    hi=10**15,
 )
 RATE = Quantity(
     "rate", "bps",

@@ -67,6 +67,8 @@ impl Recorder {
             if self.departures.is_multiple_of(self.cfg.sojourn_every as u64) {
                 self.traces.sojourn_t.push(now);
                 self.traces.sojourn_ns.push(sojourn);
+                // The router has no device queue below its discipline: the two sojourns agree.
+                self.traces.sojourn_qdisc_ns.push(sojourn);
                 self.traces.sojourn_flow.push(flow);
             }
             self.departures += 1;

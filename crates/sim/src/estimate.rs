@@ -259,13 +259,14 @@ impl Estimate {
         if self.trace_samples > MAX_TRACE_SAMPLES {
             let t = &cfg.traces;
             return Err(format!(
-                "traces.interval_ns: {} over {} s would record {} samples (≈{}); the limit is {} samples: use an interval of at least {}",
+                "traces.interval_ns: {} over {} would record {} samples (≈{}); the limit is {} samples: use an interval of at least {}",
                 fmt_time(t.interval_ns as f64),
-                secs(cfg.duration_ns),
+                fmt_time(cfg.duration_ns as f64),
                 fmt_count(self.trace_samples),
                 fmt_bytes(self.trace_bytes),
                 fmt_count(MAX_TRACE_SAMPLES),
-                fmt_time((cfg.duration_ns as f64 / MAX_TRACE_SAMPLES).ceil())
+                // A run of d records d / interval + 1 samples (both ends).
+                fmt_time((cfg.duration_ns as f64 / (MAX_TRACE_SAMPLES - 1.0)).ceil())
             ));
         }
         // Name the cost that contributes most to the quantity over its limit.

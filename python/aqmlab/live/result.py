@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..result import Result
+from ..result import Result, _empty_windows
 from .driver import Reports
 from .plan import LivePlan
 
 # Router trace columns and their numpy types (as the simulator's bindings return them).
 _TRACE_TYPES = {
     "sample_t_ns": np.uint64, "queue_bytes": np.uint64, "queue_packets": np.uint32, "queue_delay_ns": np.uint64,
-    "link_rate_bps": np.uint64, "sojourn_t_ns": np.uint64, "sojourn_ns": np.uint64, "sojourn_flow": np.uint32,
+    "link_rate_bps": np.uint64, "sojourn_t_ns": np.uint64, "sojourn_ns": np.uint64,
+    "sojourn_qdisc_ns": np.uint64, "sojourn_flow": np.uint32,
     "flow_bytes": np.uint64, "drop_t_ns": np.uint64, "drop_flow": np.uint32, "drop_kind": np.uint8,
     "drop_link": np.uint32, "probe": np.float64,
 }
@@ -35,8 +36,6 @@ class LiveResult(Result):
         lines.append(f"  goodput             {s['goodput_bps'] / 1e6:.3f} Mb/s (payload read by the receivers)")
         lines.append(f"  router timing       send lateness p50 {late['p50_s'] * 1e6:.0f} µs, p99 {late['p99_s'] * 1e6:.0f} µs, "
                      f"max {late['max_s'] * 1e3:.2f} ms; CPU {r['cpu_s']:.2f} s")
-        for w in s["live"]["warnings"]:
-            lines.append(f"  warning: {w}")
         return "\n".join(lines)
 
 
@@ -85,6 +84,7 @@ def build(plan: LivePlan, rep: Reports) -> LiveResult:
         "events_per_s": None,
         "delivered_packets": sum(f["delivered"] for f in summary["flows"]),
         "interrupted": rep.interrupted or router["interrupted"],
+        "warnings": warnings + _empty_windows(summary, scn.sim_config),
         "goodput_bps": total_measured * 8 / summary["measured_s"] if summary["measured_s"] > 0 else 0.0,
         "live": {
             "router": router,
@@ -95,7 +95,6 @@ def build(plan: LivePlan, rep: Reports) -> LiveResult:
             "congestion_control": plan.group_cc,
             "sender_sysctls": plan.sender_sysctls,
             "notes": plan.notes,
-            "warnings": warnings,
         },
     })
     traces = {k: np.asarray(rep.router["traces"][k], dtype=t) for k, t in _TRACE_TYPES.items()}
