@@ -313,8 +313,8 @@ def test_an_output_folder_is_cleared_of_the_previous_run_and_foreign_files_need_
     d["traces"] = {"queue": True}
     second = aqmlab_cli("run", write(tmp_path / "b.toml", d), "-o", out, "-q", "--no-plots")
     assert second.returncode == 0, second.stderr
-    # Only the new run's files: the previous run's tcp trace is gone.
-    assert sorted(p.name for p in (out / "traces").iterdir()) == ["flows.parquet", "queue.parquet"]
+    # Only the new run's files (the always-on delay histogram among them): the previous run's tcp trace is gone.
+    assert sorted(p.name for p in (out / "traces").iterdir()) == ["delay_histogram.parquet", "flows.parquet", "queue.parquet"]
     (out / "notes.txt").write_text("mine")
     refused(aqmlab_cli("run", tmp_path / "b.toml", "-o", out, "-q", "--no-plots"),
             f"--output: {out} is not empty and does not hold an aqmlab run (notes.txt)")

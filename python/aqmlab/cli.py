@@ -59,8 +59,12 @@ def cmd_run(args) -> int:
     result = run(scn, progress=None if not args.quiet else False, force=True)
     print(result.text())
     if args.output:
-        files = result.save(args.output, plots=not args.no_plots, force=args.force)
-        print(f"wrote {len(files)} files to {args.output}/ (summary.json, scenario.toml, traces/, plots/)")
+        files = result.save(args.output, plots=not args.no_plots, force=args.force, report=not args.no_report,
+                            csv=args.csv)
+        print(f"wrote {len(files)} files to {args.output}/ (summary.json, scenario.toml, traces/, plots/"
+              f"{', pcap/' if result.pcaps else ''}{', csv/' if args.csv else ''})")
+        if not args.no_report:
+            print(f"report: {args.output}/report.html")
     return 130 if result.summary["interrupted"] else 0
 
 
@@ -151,11 +155,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="simulate a scenario, print its summary, write results",
                        description="Simulate a scenario. Prints the summary; with -o writes summary.json, the "
-                                   "resolved scenario.toml, sim_config.json, traces as Parquet and PNG plots. "
+                                   "resolved scenario.toml, sim_config.json, traces as Parquet, PNG plots, packet captures "
+                                   "(traces.pcap) and report.html, a self-contained page of all of it. "
                                    "Ctrl-C stops the run cleanly and keeps what was simulated (exit code 130).")
     scenario_args(r)
     r.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the results")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    r.add_argument("--no-report", action="store_true", help="skip report.html (the page of summary, plots, flows "
+                                                            "and scenario)")
+    r.add_argument("--csv", action="store_true", help="write the traces as CSV (csv/) as well as Parquet")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     r.add_argument("--force", action="store_true",
                    help="run even if the run is estimated to take hours, and write into a non-empty OUTDIR "
@@ -198,6 +206,7 @@ def _register_subpackages(sub) -> None:
     reproduction catalog."""
     from .analysis import cli as analysis_cli
     from .catalog import cli as catalog_cli
+    from .compare import cli as compare_cli
     from .live import cli as live_cli
     from .sweep import cli as sweep_cli
 
@@ -205,6 +214,7 @@ def _register_subpackages(sub) -> None:
     sweep_cli.register(sub)
     catalog_cli.register(sub)
     live_cli.register(sub)
+    compare_cli.register(sub)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]

@@ -164,6 +164,8 @@ class Result:
     summary: Summary
     traces: Traces = field(repr=False)
     delay_histogram: dict[str, np.ndarray] = field(repr=False)
+    #: The packet captures asked for by ``traces.pcap``: capture point -> pcap file bytes.
+    pcaps: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_simulation(cls, scenario: Scenario, sim: Any, *, wall_s: float, interrupted: bool) -> Result:
@@ -186,7 +188,7 @@ class Result:
         })
         traces = cast(Traces, {**sim.traces(), "n_flows": sim.n_flows})
         return cls(scenario=scenario, summary=cast(Summary, summary), traces=traces,
-                   delay_histogram=dict(sim.delay_histogram()))
+                   delay_histogram=dict(sim.delay_histogram()), pcaps=dict(sim.pcaps()))
 
     # ---- traces as DataFrames ------------------------------------------------------------
 
@@ -309,10 +311,12 @@ class Result:
         lines += [f"  warning: {w}" for w in s.get("warnings", [])]
         return "\n".join(lines)
 
-    def save(self, outdir: str | Path, *, plots: bool = True, force: bool = False) -> list[Path]:
-        """Writes summary.json, scenario.toml (resolved), sim_config.json, traces as Parquet and
-        PNG plots into ``outdir``; returns the files written. The files of an earlier run there
-        are removed first (see :func:`prepare_output`)."""
+    def save(self, outdir: str | Path, *, plots: bool = True, force: bool = False, report: bool = True,
+             csv: bool = False) -> list[Path]:
+        """Writes summary.json, scenario.toml (resolved), sim_config.json, traces as Parquet (and
+        CSV with ``csv``), the packet captures, PNG plots and ``report.html`` (one self-contained
+        page, unless ``report`` is false) into ``outdir``; returns the files written. The files
+        of an earlier run there are removed first (see :func:`prepare_output`)."""
         out = prepare_output(outdir, force=force)
         (out / "traces").mkdir(parents=True, exist_ok=True)
         written = []
@@ -328,6 +332,7 @@ class Result:
             "queue": self.queue(), "sojourn": self.sojourn(), "flow_rates": self.flow_rates(),
             "drops": self.drops(), "probe": self.probe(), "tcp": self.tcp(), "flows": self.flows(),
             "tcp_events": self.tcp_events(), "transfers": self.transfers(),
+            "delay_histogram": pd.DataFrame(self.delay_histogram),
         }
         for name, df in frames.items():
             if len(df):
@@ -335,11 +340,34 @@ class Result:
                 df.columns = [str(c) for c in df.columns]
                 df.to_parquet(path)
                 written.append(path)
+        if self.pcaps:
+            (out / "pcap").mkdir(exist_ok=True)
+            for name, data in self.pcaps.items():
+                path = out / "pcap" / f"{name}.pcap"
+                path.write_bytes(data)
+                written.append(path)
+        if csv:
+            (out / "csv").mkdir(exist_ok=True)
+            for name, df in frames.items():
+                if len(df):
+                    path = out / "csv" / f"{name}.csv"
+                    df.to_csv(path, index=df.index.name is not None)  # flow_rates: time is the index
+                    written.append(path)
         if plots:
             from . import plots as plotting
 
             written += plotting.save_all(self, out / "plots")
+        if report:
+            from .report import write_report
+
+            written.append(write_report(self, out / "report.html"))
         return written
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view of a result: the summary table and the overview plot."""
+        from .report import notebook_html
+
+        return notebook_html(self)
 
 
 def _fmt(x: float | None, scale: float, spec: str) -> str:
@@ -347,8 +375,8 @@ def _fmt(x: float | None, scale: float, spec: str) -> str:
 
 
 # What a saved run consists of: files at the top, and files of a kind in its two folders.
-_RUN_FILES = ("summary.json", "scenario.toml", "sim_config.json")
-_RUN_FOLDERS = {"traces": ".parquet", "plots": ".png"}
+_RUN_FILES = ("summary.json", "scenario.toml", "sim_config.json", "report.html")
+_RUN_FOLDERS = {"traces": ".parquet", "plots": ".png", "csv": ".csv", "pcap": ".pcap"}
 
 
 def _owned(entry: Path) -> bool:

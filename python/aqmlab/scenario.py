@@ -88,6 +88,9 @@ def _outage(v: Json, path: str) -> tuple[int, int]:
     return a, b
 
 
+# Capture points of `traces.pcap` (crates/sim/src/pcap.rs, POINTS).
+PCAP_POINTS = ("bottleneck", "bottleneck_in", "reverse")
+
 OUTAGE = Custom(_outage, lambda o: [units.fmt_duration(o[0]), units.fmt_duration(o[1])],
                 {"type": "array", "items": Duration().json_schema(), "minItems": 2, "maxItems": 2},
                 "`[from, to]`, two durations", lambda o: [o[0], o[1]])
@@ -243,6 +246,16 @@ class Traces:
     probe: bool = spec(Bool(), "the bottleneck AQM's internal variables every interval", default=False,
                        sim="probe")
     tcp: bool = spec(Bool(), "per-flow cwnd, ssthresh and smoothed RTT every interval", default=False, sim="tcp")
+    pcap: list[str] = spec(ListOf(Choice(PCAP_POINTS), "capture points"), "packet captures written as pcap files "
+                           "(Ethernet/IPv4/TCP or UDP, for Wireshark and tshark): `bottleneck` (packets leaving the "
+                           "bottleneck queue, after drops and ECN marks), `bottleneck_in` (packets offered to it) or "
+                           "`reverse` (the ACK direction leaving its queue)", default=[], sim="pcap")
+    pcap_snaplen: int = spec(Int(64, 262144, unit="B"), "bytes of each frame kept in the captures (headers take "
+                             "54-94)", default=128, sim="pcap_snaplen")
+    pcap_window: tuple[int, int] | None = spec(OUTAGE, "capture only in this [from, to] interval (unset: the "
+                                               "whole run)", default=None, sim="pcap_window_ns")
+    pcap_every: int = spec(Int(1, 2**31 - 1), "keep every n-th packet of each capture point", default=1,
+                           sim="pcap_every")
 
 
 _ANY_DURATION = DistOf(Duration())

@@ -112,3 +112,13 @@ def test_plots_follow_grid_order_and_average_replications():
     fig = plots.curves(df, "limit", "qdelay_mean_s")
     line = fig.axes[0].lines[0]
     assert list(line.get_ydata()) == [2.0, 6.0, 9.0]
+
+
+def test_confidence_bands_of_a_non_negative_metric_stay_above_zero():
+    # Two replications far apart: the t-interval's lower end is far below 0 (mean 2.55, half-width
+    # about 31), which no delay can be; the band is cut at 0, the upper end kept.
+    df = pd.DataFrame({"point": [0, 0], "status": ["ok", "ok"], "limit": [10, 10], "qdelay_mean_s": [0.1, 5.0]})
+    fig = plots.curves(df, "limit", "qdelay_mean_s")
+    band = fig.axes[0].collections[0].get_paths()[0].vertices
+    mean, half = plots.confidence_interval(np.array([0.1, 5.0]))
+    assert mean - half < 0 and band[:, 1].min() == 0.0 and band[:, 1].max() == pytest.approx(mean + half)

@@ -376,7 +376,7 @@ mod tests {
                 dscp: 0,
                 marker: None,
             }],
-            traces: TraceConfig { interval_ns: 1_000_000, queue: true, sojourn: true, sojourn_every: 1, flow_bytes: true, drops: true, probe: false, tcp: false },
+            traces: TraceConfig { interval_ns: 1_000_000, queue: true, sojourn: true, sojourn_every: 1, flow_bytes: true, drops: true, probe: false, tcp: false, pcap: Vec::new(), pcap_snaplen: 128, pcap_window_ns: None, pcap_every: 1 },
         };
         LiveConfig {
             sim,

@@ -133,6 +133,15 @@ impl Simulation {
         Ok(d)
     }
 
+    /// The packet captures asked for by `traces.pcap`: capture point name -> pcap file bytes.
+    fn pcaps<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for c in self.inner.pcap.iter().flat_map(|p| &p.captures) {
+            d.set_item(c.name, pyo3::types::PyBytes::new(py, &c.bytes))?;
+        }
+        Ok(d)
+    }
+
     /// Names of the links, by id (0 is the bottleneck, 1 its reverse direction).
     fn link_names(&self) -> Vec<String> {
         self.inner.links.iter().map(|l| l.name.clone()).collect()

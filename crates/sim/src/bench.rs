@@ -17,7 +17,7 @@ pub fn default_tcp() -> TcpConfig {
 
 /// All traces off.
 pub fn no_traces() -> TraceConfig {
-    TraceConfig { interval_ns: 10 * NS_PER_MS, queue: false, sojourn: false, sojourn_every: 1, flow_bytes: false, drops: false, probe: false, tcp: false }
+    TraceConfig { interval_ns: 10 * NS_PER_MS, queue: false, sojourn: false, sojourn_every: 1, flow_bytes: false, drops: false, probe: false, tcp: false, pcap: Vec::new(), pcap_snaplen: 128, pcap_window_ns: None, pcap_every: 1 }
 }
 
 /// A dumbbell of `n` bulk TCP flows with base RTT `rtt_ns` (bottleneck delay 1/4 of it, the

@@ -196,6 +196,26 @@ pub struct TraceConfig {
     pub probe: bool,
     /// Per-flow TCP state (cwnd, ssthresh, srtt) every interval.
     pub tcp: bool,
+    /// Capture points written as pcap files (see [`crate::pcap::POINTS`]); none by default.
+    #[serde(default)]
+    pub pcap: Vec<String>,
+    /// Bytes of each frame kept in the captures.
+    #[serde(default = "default_snaplen")]
+    pub pcap_snaplen: u32,
+    /// Capture only in [from, to) (None: the whole run).
+    #[serde(default)]
+    pub pcap_window_ns: Option<[Nanos; 2]>,
+    /// Keep every n-th packet of each capture point (1 = all).
+    #[serde(default = "one")]
+    pub pcap_every: u32,
+}
+
+fn default_snaplen() -> u32 {
+    128
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl TraceConfig {
@@ -341,6 +361,7 @@ impl SimConfig {
         if self.traces.interval_ns == 0 || self.traces.sojourn_every == 0 {
             return Err("traces: interval_ns and sojourn_every must be > 0".into());
         }
+        crate::pcap::Pcap::validate(&self.traces)?;
         for (i, g) in self.flows.iter().enumerate() {
             g.validate().map_err(|e| format!("flows[{i}].{e}"))?;
             if g.packet_size > b.mtu {

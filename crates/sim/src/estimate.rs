@@ -228,6 +228,12 @@ impl Estimate {
         let drops = (udp_packets - departures).max(0.0) + EVENT_SHARE * data_packets;
         event_trace(tr.drops, "traces.drops", "drop and mark records", drops, 21.0, &mut costs);
         event_trace(tr.tcp, "traces.tcp", "TCP event records", EVENT_SHARE * tcp_packets, 13.0, &mut costs);
+        // A capture keeps a 16-byte record header and up to snaplen bytes of each frame (an
+        // MTU-sized one at most) per packet at each point, inside its window.
+        let window = tr.pcap_window_ns.map_or(duration, |[from, to]| to.min(duration).saturating_sub(from));
+        let captured = tr.pcap.len() as f64 * departures * (window as f64 / duration.max(1) as f64) / tr.pcap_every as f64;
+        let frame = 16.0 + tr.pcap_snaplen.min(b.mtu + 14) as f64;
+        event_trace(!tr.pcap.is_empty(), "traces.pcap", "captured packets", captured, frame, &mut costs);
         Estimate {
             events: costs.iter().map(|c| c.events).sum(),
             memory_bytes: FIXED_BYTES + costs.iter().map(|c| c.memory_bytes).sum::<f64>(),

@@ -16,6 +16,7 @@ pub mod estimate;
 pub mod flow;
 pub mod invariants;
 pub mod net;
+pub mod pcap;
 pub mod ppv;
 pub mod summary;
 pub mod tcp;

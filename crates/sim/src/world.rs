@@ -69,6 +69,8 @@ pub struct Simulation {
     pub(crate) last_sojourn_ns: u64,
     pub(crate) departures: u64,
     pub traces: Traces,
+    /// Packet captures asked for by `traces.pcap` (see [`crate::pcap`]).
+    pub pcap: Option<crate::pcap::Pcap>,
     pub(crate) flow_bytes_since_sample: Vec<u64>,
     pub(crate) probe_buf: Vec<f64>,
     /// Data packets delivered to receivers (the benchmark's packet count).
@@ -113,6 +115,7 @@ impl Simulation {
             last_sojourn_ns: 0,
             departures: 0,
             traces: Traces::default(),
+            pcap: crate::pcap::Pcap::new(&cfg.traces),
             probe_buf: Vec::new(),
             delivered_packets: 0,
             invariants: Invariants::default(),

@@ -77,7 +77,9 @@ def curves(df: pd.DataFrame, x: str, metric: str, *, hue: str | None = None, lev
         mean, half = (np.array(c) for c in zip(*(confidence_interval(sub.loc[sub[x] == v, metric]) for v in present)))
         at = [pos[v] for v in present]
         line, = ax.plot(at, mean, marker="o", label=None if h is None else f"{hue} = {h}")
-        ax.fill_between(at, mean - half, mean + half, color=line.get_color(), alpha=0.2, linewidth=0)
+        # A metric that cannot be negative (delays, rates, utilization) gets no band below 0.
+        low = np.maximum(mean - half, 0.0) if (sub[metric] >= 0).all() else mean - half
+        ax.fill_between(at, low, mean + half, color=line.get_color(), alpha=0.2, linewidth=0)
     if not numeric:
         ax.set_xticks(range(len(xs)), [str(v) for v in xs])
     ax.set_xlabel(x)

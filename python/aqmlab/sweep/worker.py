@@ -69,7 +69,7 @@ def _save_traces(result, final: Path) -> None:
     either complete or absent even if the worker dies while writing."""
     tmp = final.parent / f".{final.name}.{uuid.uuid4().hex}.tmp"
     try:
-        result.save(tmp, plots=False)
+        result.save(tmp, plots=False, report=False)
         if final.exists():
             shutil.rmtree(final)
         tmp.rename(final)

@@ -17,6 +17,7 @@ use aqm::{ActionKind, DropReason, Ecn, Nanos, Pkt, QueueDisc};
 
 use super::impair::Fate;
 use super::{Kind, LinkId};
+use crate::pcap::Point;
 use crate::trace::{EVENT_DROP_DEQUEUE, EVENT_DROP_EARLY, EVENT_DROP_IMPAIRMENT, EVENT_DROP_OVERFLOW, EVENT_MARK};
 use crate::world::{Event, Simulation};
 
@@ -24,6 +25,9 @@ impl Simulation {
     /// Packet `id` reaches rated link `l`.
     pub(crate) fn enqueue(&mut self, l: LinkId, id: u32) {
         let now = self.sched.now();
+        if let Some(cap) = self.pcap.as_mut() {
+            cap.packet(l, Point::Input, now, self.arena.get(id), &self.flows);
+        }
         if let Some(imp) = self.links[l as usize].impairment.as_mut() {
             let p = self.arena.get_mut(id);
             match imp.judge(now, p.ecn) {
@@ -163,6 +167,9 @@ impl Simulation {
         let p = self.arena.get_mut(pkt.id);
         p.ecn = pkt.ecn;
         p.hop += 1;
+        if let Some(cap) = self.pcap.as_mut() {
+            cap.packet(l, Point::Output, now, self.arena.get(pkt.id), &self.flows);
+        }
         arrive
     }
 

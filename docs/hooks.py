@@ -1,0 +1,121 @@
+"""mkdocs hooks: pages generated from the code at build time.
+
+- ``aqms/<type>.md``, one page per queueing discipline, from ``aqmlab._core.qdisc_schema()``
+  (the parameter tables the Rust library declares with ``params!``): what it is, the source it
+  follows, its profiles, and every parameter with its range and its default under each
+  profile, the profiles' differences marked;
+- ``catalog.md``, from the reproduction catalog's registry: every experiment and claim with
+  its band and the reason for it, and the current verdict table when a reproduction's
+  ``results.json`` is at hand (``$AQMLAB_CATALOG_RESULTS``, else ``out/reproduce/results.json``
+  as ``aqmlab reproduce --all`` writes it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from mkdocs.structure.files import File, Files
+
+
+def _value(v: Any, kind: str) -> str:
+    if v is None:
+        return "unset"
+    if kind == "duration" and isinstance(v, int):
+        from aqmlab import units
+
+        return units.fmt_duration(v)
+    if kind == "limit" and isinstance(v, dict):
+        ((k, n),) = v.items()
+        return f"{n} {k}"
+    return json.dumps(v) if not isinstance(v, str) else v
+
+
+def _range(p: dict[str, Any]) -> str:
+    if p.get("choices"):
+        return ", ".join(f"`{c}`" for c in p["choices"])
+    lo, hi = p.get("min"), p.get("max")
+    if lo is None and hi is None:
+        return ""
+    left = "(" if p.get("min_open") else "["
+    right = ")" if p.get("max_open") else "]"
+    fmt = (lambda x: _value(int(x), "duration")) if p["kind"] == "duration" else (lambda x: f"{x:g}")
+    return f"{left}{'-∞' if lo is None else fmt(lo)}, {'∞' if hi is None else fmt(hi)}{right}"
+
+
+def aqm_page(name: str, d: dict[str, Any]) -> str:
+    profiles = d["profiles"]
+    lines = [f"# `{name}`", "", d["doc"], "", f"**Follows:** {d['source']}", ""]
+    if len(profiles) > 1:
+        lines += [f"**Profiles:** {', '.join(f'`{p}`' for p in profiles)} (default `{d['default_profile']}`). "
+                  "A profile sets every default below at once; a parameter given in the scenario overrides it. "
+                  "Rows where the profiles differ are marked ◆.", ""]
+    head = "| parameter | kind | range | " + " | ".join(f"`{p}`" for p in profiles) + " | description |"
+    lines += [head, "|" + "---|" * (4 + len(profiles))]
+    for p in d["params"]:
+        vals = [_value(p["defaults"].get(pr), p["kind"]) for pr in profiles]
+        mark = " ◆" if len(set(vals)) > 1 else ""
+        unit = f" ({p['unit']})" if p.get("unit") else ""
+        doc = p["doc"].replace("|", "\\|")
+        lines.append(f"| `{p['name']}`{mark} | {p['kind']}{unit} | {_range(p)} | "
+                     + " | ".join(v.replace("|", "\\|") for v in vals) + f" | {doc} |")
+    lines += ["", "In a scenario: `[bottleneck] queue = { type = \"" + name + "\", ... }`; see "
+              "[the scenario reference](../scenario-reference.md) and [AQM profiles](../aqm.md)."]
+    return "\n".join(lines) + "\n"
+
+
+def results_path() -> Path:
+    return Path(os.environ.get("AQMLAB_CATALOG_RESULTS", Path(__file__).parents[1] / "out/reproduce/results.json"))
+
+
+def verdict_table(results: list[dict[str, Any]]) -> list[str]:
+    """The verdicts of a reproduction, one row per experiment."""
+    versions = sorted({r["aqmlab_version"] for r in results})
+    lines = ["## Current verdicts", "",
+             f"From `aqmlab reproduce` with aqmlab {', '.join(versions)}: each experiment's overall verdict and "
+             "its claims' verdicts.", "", "| experiment | length | verdict | claims reproduced | deviating claims |",
+             "|---|---|---|---|---|"]
+    for r in results:
+        checks = r["checks"]
+        ok = sum(c["verdict"] == "reproduced" for c in checks)
+        dev = "; ".join(f"{c['claim']} ({c['detail']})".replace("|", "/") for c in checks
+                        if c["verdict"] in ("deviates", "missing"))
+        lines.append(f"| `{r['id']}` | {'quick' if r['quick'] else 'full'} | **{r['verdict']}** | "
+                     f"{ok}/{len(checks)} | {dev or '—'} |")
+    return lines + [""]
+
+
+def catalog_page() -> str:
+    from aqmlab.catalog import registry
+
+    lines = ["# Reproduction catalog", "",
+             "Every experiment `aqmlab reproduce` rebuilds, with the claims it judges. A claim holds when the "
+             "measured value falls in its band; the band's reason was fixed before looking at results. "
+             "`aqmlab reproduce --all -o out/reproduce` runs them at full length and writes the current verdicts "
+             "(*reproduced* or *deviates*, with by how much) to `out/reproduce/report.html`; the test suite runs "
+             "every experiment in `--quick` mode and asserts the claims marked *quick*.", ""]
+    path = results_path()
+    if path.is_file():
+        lines += verdict_table(json.loads(path.read_text()))
+    else:
+        lines += ["!!! note", f"    No reproduction's results were found when this site was built: run "
+                  "`aqmlab reproduce --all -o out/reproduce` and build it again for the verdict table.", ""]
+    for exp in registry.experiments():
+        lines += [f"## `{exp.id}`: {exp.title}", "", f"{exp.paper.citation}, {exp.figure}. {exp.statement}", "",
+                  "| claim | band | quick | reason |", "|---|---|---|---|"]
+        for e in exp.expectations:
+            lines.append(f"| {e.claim} | {e.band_text()} | {'yes' if e.asserted_quick else 'no'} | "
+                         f"{e.reason.replace('|', '/')} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def on_files(files: Files, config: Any) -> Files:
+    from aqmlab import _core
+
+    for name, d in json.loads(_core.qdisc_schema()).items():
+        files.append(File.generated(config, f"aqms/{name}.md", content=aqm_page(name, d)))
+    files.append(File.generated(config, "catalog.md", content=catalog_page()))
+    return files

@@ -1,0 +1,52 @@
+"""aqmlab compare: several saved runs on one figure."""
+
+import subprocess
+import sys
+
+import matplotlib.pyplot as plt
+import pytest
+
+import aqmlab
+from aqmlab.compare import load_runs, plot_throughput_delay
+from support import small_scenario
+
+
+@pytest.fixture(scope="module")
+def run_dirs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("compare")
+    dirs = []
+    for q in ({"type": "pie", "target": "5ms", "limit": "200p"}, {"type": "drop_tail", "limit": "200p"}):
+        d = small_scenario(duration="6s")
+        d["bottleneck"]["queue"] = q
+        d["traces"] = {"queue": True, "flow_bytes": True}
+        out = tmp / q["type"]
+        aqmlab.run(d, progress=False).save(out, plots=False, report=False)
+        dirs.append(out)
+    return dirs
+
+
+def test_compare_draws_every_run(run_dirs, tmp_path):
+    out = subprocess.run([sys.executable, "-m", "aqmlab.cli", "compare", *map(str, run_dirs), "-o", str(tmp_path),
+                          "--label", "PIE", "--label", "DropTail"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "PIE" in out.stdout and "DropTail" in out.stdout
+    for name in ("delay_cdf", "throughput_delay", "flow_throughput", "compare"):
+        assert (tmp_path / f"{name}.png").stat().st_size > 10_000
+
+
+def test_throughput_delay_separates_an_aqm_from_droptail(run_dirs):
+    # A 200-packet buffer at 10 Mb/s holds up to 240 ms; PIE's 5 ms target keeps its median far
+    # below DropTail's, which fills the buffer. The null control (DropTail) must sit to the far side.
+    pie, droptail = load_runs(run_dirs, ["PIE", "DropTail"])
+    assert pie.delay_throughput()["qdelay_s"].median() * 4 < droptail.delay_throughput()["qdelay_s"].median()
+    fig, ax = plt.subplots()
+    plot_throughput_delay([pie, droptail], ax)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["PIE", "DropTail"]
+    for patch in ax.patches:  # the ellipses: never below zero delay or throughput
+        assert (patch.get_xy() >= 0).all()
+    plt.close(fig)
+
+
+def test_a_directory_without_a_run_is_a_clear_error(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "aqmlab.cli", "compare", str(tmp_path)], capture_output=True, text=True)
+    assert out.returncode == 2 and "no summary.json" in out.stderr and "Traceback" not in out.stderr
