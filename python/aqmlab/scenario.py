@@ -152,6 +152,15 @@ class RateStep:
 
 
 @dataclass(frozen=True, kw_only=True)
+class TargetStep:
+    """A change of the bottleneck discipline's delay reference during the run (PIE and its
+    variants; the discipline must accept a run-time `target`)."""
+
+    at: int = spec(Duration(), "time of the change", sim="at_ns")
+    target: int = spec(Duration(), "the delay reference from then on", sim="target_ns")
+
+
+@dataclass(frozen=True, kw_only=True)
 class Impairment:
     """Losses on the bottleneck's forward direction, in front of the queue."""
 
@@ -201,6 +210,9 @@ class Bottleneck:
     rate_schedule: list[RateStep] = spec(ListOf(Table(RateStep), "{at, rate} tables"),
                                          "capacity changes, in strictly increasing time", default=[],
                                          sim="rate_schedule")
+    target_schedule: list[TargetStep] = spec(ListOf(Table(TargetStep), "{at, target} tables"),
+                                             "changes of the queue's delay reference, in time order",
+                                             default=[], sim="target_schedule")
     impairment: Impairment | None = spec(_ImpairmentTable(Impairment), "loss and outages (unset: none)",
                                          default=None, sim="impairment")
     overhead: int = spec(Size(lo=0, hi=65535), _OVERHEAD_DOC, default="0B")
@@ -558,6 +570,9 @@ def _app(g: TcpGroup, path: str) -> dict[str, Any]:
 
 
 def _check_schedule(b: Bottleneck, duration: int) -> None:
+    for i in range(1, len(b.target_schedule)):
+        if b.target_schedule[i].at < b.target_schedule[i - 1].at:
+            raise ScenarioError(f"bottleneck.target_schedule[{i}].at", "steps must be in time order")
     steps = b.rate_schedule
     for i in range(1, len(steps)):
         if steps[i].at < steps[i - 1].at:

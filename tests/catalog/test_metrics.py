@@ -38,10 +38,10 @@ def test_settle_time_needs_the_level_held():
     lat = np.where(t < 13, 0.1, 0.01)
     lat[(t >= 11) & (t < 11.5)] = 0.01  # a dip too short to count
     r = fake_result(t, lat)
-    assert math.isclose(metrics.settle_time(r, 10, 0.03, 2.0, 20), 3.0, abs_tol=1e-9)
-    assert metrics.settle_time(r, 10, 0.03, 2.0, 14) == math.inf
+    assert math.isclose(metrics.settle_time(r, 10, (0.0, 0.03), 2.0, 20), 3.0, abs_tol=1e-9)
+    assert metrics.settle_time(r, 10, (0.0, 0.03), 2.0, 14) == math.inf
     # Smoothing over 1 s delays entry by the time the trailing mean needs to fall below the level.
-    smoothed = metrics.settle_time(r, 10, 0.03, 2.0, 20, smooth_s=1.0)
+    smoothed = metrics.settle_time(r, 10, (0.0, 0.03), 2.0, 20, smooth_s=1.0)
     assert 3.0 < smoothed < 4.0
 
 

@@ -96,9 +96,8 @@ def test_red_and_p_hit_the_roof_pi_holds(quick_outcomes):
 
 def test_p_and_pi_respond_faster_than_red(quick_outcomes):
     assert _m(quick_outcomes, "pi01-exp1")["p_settle_s"] < _m(quick_outcomes, "pi01-exp1")["red_settle_s"]
-    for exp_id in ("pi01-exp3", "pi01-exp4"):
-        m = _m(quick_outcomes, exp_id)
-        assert m["pi_settle_s"] < m["red_settle_s"], exp_id
+    # PI against RED in Exps. 3-4 is not asserted on seed 1 here: with two-sided settling the
+    # claim deviates over the seeds (aqmlab.catalog.expected says why), which the catalog test checks.
     m3 = _m(quick_outcomes, "pi01-exp3")
     assert m3["pi_spread_pk"] < m3["red_spread_pk"]
 

@@ -358,6 +358,7 @@ mod tests {
                 queue,
                 reverse_queue: QdiscConfig::drop_tail(QueueLimit::Packets(1000)),
                 rate_schedule: vec![],
+            target_schedule: vec![],
                 impairment: None,
                 device: Default::default(),
             },

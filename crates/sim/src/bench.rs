@@ -35,6 +35,7 @@ pub fn tcp_dumbbell(n: u32, rate_bps: u64, rtt_ns: u64, limit: QueueLimit, durat
             queue: QdiscConfig::drop_tail(limit),
             reverse_queue: QdiscConfig::drop_tail(QueueLimit::Packets(100_000)),
             rate_schedule: vec![],
+            target_schedule: vec![],
             impairment: None,
             device: Default::default(),
         },

@@ -43,6 +43,10 @@ pub struct BottleneckConfig {
     pub reverse_queue: QdiscConfig,
     /// Capacity changes, in time order, applied to both directions.
     pub rate_schedule: Vec<RateStep>,
+    /// Run-time changes of the forward discipline's delay reference (`target`), in time order;
+    /// empty for none. The discipline must accept them ([`aqm::QueueDisc::set_param`]).
+    #[serde(default)]
+    pub target_schedule: Vec<TargetStep>,
     /// Loss or outages on the forward direction, in front of the queue.
     pub impairment: Option<ImpairConfig>,
     /// The network devices at both ends of the bottleneck (both directions).
@@ -72,6 +76,14 @@ pub struct DeviceConfig {
 pub struct RateStep {
     pub at_ns: Nanos,
     pub rate_bps: u64,
+}
+
+/// A change of the bottleneck discipline's delay reference during a run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetStep {
+    pub at_ns: Nanos,
+    pub target_ns: Nanos,
 }
 
 /// The links between hosts and routers.
@@ -252,6 +264,24 @@ impl SimConfig {
         crate::estimate::Estimate::of(self).check(self)
     }
 
+    /// Time order, and each change accepted by the discipline: tried on a throwaway copy of it,
+    /// so that a discipline without a run-time `target` fails here rather than mid-run.
+    fn validate_target_schedule(&self) -> Result<(), String> {
+        let b = &self.bottleneck;
+        let mut probe = None;
+        for (i, s) in b.target_schedule.iter().enumerate() {
+            if i > 0 && s.at_ns < b.target_schedule[i - 1].at_ns {
+                return Err(format!("bottleneck.target_schedule[{i}].at_ns: steps must be in time order"));
+            }
+            let q = probe.get_or_insert_with(|| {
+                b.queue.build(aqm::LinkInfo { rate_bps: b.rate_bps, mtu: b.mtu }, aqm::Rng::from_seed(0))
+            });
+            aqm::QueueDisc::set_param(q, 0, "target", &serde_json::json!(s.target_ns))
+                .map_err(|e| format!("bottleneck.target_schedule[{i}].{e}"))?;
+        }
+        Ok(())
+    }
+
     /// Every time in the configuration, by field, for the range check.
     fn times(&self) -> Vec<(String, Nanos)> {
         let b = &self.bottleneck;
@@ -261,6 +291,7 @@ impl SimConfig {
             ("traces.interval_ns".to_string(), self.traces.interval_ns),
         ];
         t.extend(b.rate_schedule.iter().enumerate().map(|(i, s)| (format!("bottleneck.rate_schedule[{i}].at_ns"), s.at_ns)));
+        t.extend(b.target_schedule.iter().enumerate().map(|(i, s)| (format!("bottleneck.target_schedule[{i}].at_ns"), s.at_ns)));
         if let Some(imp) = &b.impairment {
             t.extend(imp.outages.iter().enumerate().flat_map(|(i, &(a, z))| [(format!("bottleneck.impairment.outages[{i}]"), a), (format!("bottleneck.impairment.outages[{i}]"), z)]));
         }
@@ -330,6 +361,7 @@ impl SimConfig {
             }
             last = s.at_ns;
         }
+        self.validate_target_schedule()?;
         if self.access.rate_bps == Some(0) {
             return Err("access.rate_bps: must be > 0 (or absent for no serialization)".into());
         }

@@ -267,6 +267,7 @@ mod tests {
             queue: q.clone(),
             reverse_queue: q,
             rate_schedule: vec![RateStep { at_ns: 50 * s, rate_bps: 20_000_000 }, RateStep { at_ns: 100 * s, rate_bps: 100_000_000 }],
+            target_schedule: vec![],
             impairment: None,
             device: Default::default(),
         };

@@ -36,6 +36,8 @@ pub enum Event {
     RateChange { step: u32 },
     /// Step `step` of declared network link `link`'s rate schedule takes effect.
     NetworkRateChange { link: u32, step: u32 },
+    /// Step `step` of the bottleneck's target schedule takes effect.
+    TargetChange { step: u32 },
     FlowStart { flow: u32 },
     FlowStop { flow: u32 },
     /// A flow's retransmission timer; stale when `gen` is not the flow's current one.
@@ -167,6 +169,9 @@ impl Simulation {
                 self.sched.at(step.at_ns, Event::NetworkRateChange { link: k as u32, step: i as u32 });
             }
         }
+        for (i, step) in self.cfg.bottleneck.target_schedule.iter().enumerate() {
+            self.sched.at(step.at_ns, Event::TargetChange { step: i as u32 });
+        }
         for l in 0..self.links.len() {
             if let Some(t) = self.links[l].qdisc.as_ref().and_then(|q| q.next_update_at()) {
                 self.sched.at(t, Event::QdiscUpdate { link: l as LinkId });
@@ -251,6 +256,12 @@ impl Simulation {
                 let fwd = (self.network_first_link + 2 * link) as usize;
                 self.links[fwd].set_rate(rate);
                 self.links[fwd + 1].set_rate(rate);
+            }
+            Event::TargetChange { step } => {
+                let target = self.cfg.bottleneck.target_schedule[step as usize].target_ns;
+                let q = self.links[self.bottleneck as usize].qdisc.as_mut().expect("the bottleneck has a queue");
+                // Accepted on a copy of this discipline when the configuration was validated.
+                q.set_param(now, "target", &serde_json::json!(target)).expect("a validated target change");
             }
             Event::FlowStart { flow } => self.start_flow(flow as usize),
             Event::FlowStop { flow } => self.stop_flow(flow as usize),

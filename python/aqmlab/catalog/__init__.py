@@ -24,12 +24,16 @@ Vocabulary (:mod:`aqmlab.catalog.core`)
   like the paper's figure, optional ``text``.
 - :class:`Expectation`: one claim of the paper: ``metric``, ``claim`` (our words), ``source``
   (figure/section), ``lo``/``hi`` (the band; one may be None), ``paper`` (the paper's number when
-  it prints one), ``reason`` (why this band), ``unit``/``scale`` for display, ``asserted_quick``
-  (the claim must hold in quick runs too; the test suite asserts it). Comparative claims ("PIE
-  below RED after the drop") are ordinary metrics such as a ratio with a band like ``hi=0.5``.
-- :class:`Check`: the verdict on one expectation: ``reproduced`` (inside the band), ``deviates``
-  (with by how much, and relative to the paper's number), ``indicative`` (quick run, claim not
-  asserted at that length) or ``missing`` (metric not computed).
+  it prints one), ``reason`` (why this band), ``unit``/``scale`` for display, ``null`` (False for
+  a claim not about the AQM). Comparative claims ("PIE below RED after the drop") are ordinary
+  metrics such as a ratio with a band like ``hi=0.5``.
+- :class:`Check`: the verdict on one expectation, judged over seeds and against a null control
+  (:mod:`aqmlab.catalog.seeds` states the rules): ``reproduced`` (the one-sided 95 % bounds of
+  the mean inside the band and 4 of 5 seeds inside), ``deviates`` (with by how much, and relative
+  to the paper's number), ``not discriminating`` (it holds, but also with every AQM replaced by
+  DropTail of the same buffer, :mod:`aqmlab.catalog.null`) or ``missing`` (metric not computed).
+- :mod:`aqmlab.catalog.expected`: the verdict each claim is expected to get, with the reason
+  wherever it is not reproduced; the test suite checks every claim against it.
 
 Running (:mod:`aqmlab.catalog.runner`): :func:`run_experiment` (one, in-process) and
 :func:`run_experiments` (a list, ``jobs`` processes; results do not depend on the schedule)
@@ -44,14 +48,15 @@ Adding a paper
    times, CDF fractions and paper-style plots), analysers, and ``registry.add(Experiment(...), ...)``
    at module level. Paper numbers belong in that module, each with its figure/section.
 2. Append the module name to ``PAPER_MODULES`` in :mod:`aqmlab.catalog.registry`.
-3. Tests: ``tests/catalog`` runs every registered experiment in quick mode and asserts the
-   expectations marked ``asserted_quick``; keep each quick variant to a few seconds.
+3. Tests: ``tests/catalog`` runs every registered experiment in quick mode (5 seeds, 2 null
+   seeds) and checks every claim's verdict against :mod:`aqmlab.catalog.expected`; keep each
+   quick variant to a few seconds, since it runs seven times.
 """
 
 from .core import (
     DEVIATES,
-    INDICATIVE,
     MISSING,
+    NOT_DISCRIMINATING,
     REPRODUCED,
     Analysis,
     Check,
@@ -65,7 +70,7 @@ from .report import write as write_report
 from .runner import Outcome, run_experiment, run_experiments
 
 __all__ = [
-    "DEVIATES", "INDICATIVE", "MISSING", "REPRODUCED", "Analysis", "Check", "Expectation",
+    "DEVIATES", "MISSING", "NOT_DISCRIMINATING", "REPRODUCED", "Analysis", "Check", "Expectation",
     "Experiment", "Outcome", "Paper", "add", "experiments", "get", "overall", "run_experiment",
     "run_experiments", "select", "write_report",
 ]

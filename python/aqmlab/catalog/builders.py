@@ -29,13 +29,16 @@ def udp(count: int, rate: str, start: tuple[float, float] | float = 0.0, *, name
 
 def dumbbell(name: str, *, queue: dict, flows: list[dict], duration: float, warmup: float,
              rate: str = "10Mbps", delay: str = "25ms", schedule: tuple[tuple[float, str], ...] = (),
-             seed: int = 1, interval: str = "10ms", **traces) -> dict:
-    """The dumbbell scenario; ``schedule`` lists (time s, new rate) steps of the bottleneck and
+             seed: int = 1, interval: str = "10ms", target_schedule: list[dict] | None = None,
+             **traces) -> dict:
+    """The dumbbell scenario; ``schedule`` lists (time s, new rate) steps of the bottleneck,
+    ``target_schedule`` run-time changes of its queue's delay reference ({at, target} tables) and
     ``traces`` switches on traces beyond the queue samples."""
     return {
         "name": name, "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "bottleneck": {"rate": rate, "delay": delay, "queue": queue,
-                       "rate_schedule": [{"at": f"{t:g}s", "rate": r} for t, r in schedule]},
+                       "rate_schedule": [{"at": f"{t:g}s", "rate": r} for t, r in schedule],
+                       "target_schedule": target_schedule or []},
         "flows": flows,
         "traces": {"interval": interval, "queue": True, **traces},
     }

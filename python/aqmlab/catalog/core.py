@@ -6,15 +6,17 @@ See the package docstring (:mod:`aqmlab.catalog`) for how the pieces fit togethe
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .seeds import SeedStats, stats
+
 REPRODUCED = "reproduced"
 DEVIATES = "deviates"
-INDICATIVE = "indicative"
+NOT_DISCRIMINATING = "not discriminating"
 MISSING = "missing"
-VERDICTS = (REPRODUCED, DEVIATES, INDICATIVE, MISSING)
+VERDICTS = (REPRODUCED, DEVIATES, NOT_DISCRIMINATING, MISSING)
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,9 @@ class Expectation:
     prints one (deviations are then also given relative to it). Values are shown multiplied by
     ``scale`` with ``unit`` (e.g. scale 1e3, unit "ms" for a delay kept in seconds).
 
-    ``asserted_quick``: the claim must also hold in the shortened (``--quick``) runs, so the test
-    suite asserts it; otherwise a quick verdict is only *indicative*."""
+    The claim is judged over seeds and against a null control (:mod:`aqmlab.catalog.seeds`);
+    ``null=False`` exempts a claim that is not about the AQM (say why in ``reason``). What verdict
+    each claim is expected to get lives in :mod:`aqmlab.catalog.expected`, with its reason."""
 
     metric: str
     claim: str
@@ -51,7 +54,7 @@ class Expectation:
     paper: float | None = None
     unit: str = ""
     scale: float = 1.0
-    asserted_quick: bool = False
+    null: bool = True
 
     def __post_init__(self) -> None:
         if self.lo is None and self.hi is None:
@@ -69,27 +72,42 @@ class Expectation:
             return f"[{lo}, {hi}]{unit}"
         return f"≥ {lo}{unit}" if lo is not None else f"≤ {hi}{unit}"
 
-    def judge(self, metrics: Mapping[str, float], quick: bool) -> Check:
-        """The verdict on this claim given the experiment's metrics."""
-        value = metrics.get(self.metric)
-        if value is None or not math.isfinite(value):
-            return Check(self, value, MISSING, "the metric could not be computed")
-        below = self.lo is not None and value < self.lo
-        above = self.hi is not None and value > self.hi
-        if not (below or above):
+    def judge(self, seeds: Sequence[Mapping[str, float]],
+              null: Sequence[Mapping[str, float]] = ()) -> Check:
+        """The verdict on this claim from the metrics of each seed's run and of each null-control
+        run (none: the experiment has no null control)."""
+        st = stats([m.get(self.metric) for m in seeds], self.lo, self.hi)
+        nl = stats([m.get(self.metric) for m in null], self.lo, self.hi) if null and self.null else None
+        value = st.mean
+        if not st.usable:
+            return Check(self, value, MISSING, "the metric could not be computed", st, nl)
+        lower, upper = st.bounds()
+        u = f" {self.unit}" if self.unit else ""
+        detail = f"{st.passing}/{st.n} seeds in the band"
+        if st.n > 1:
+            detail += f"; mean's 95 % bounds [{_fmt(lower * self.scale)}, {_fmt(upper * self.scale)}]{u}"
+        if st.robust():
             verdict = REPRODUCED
-            detail = "inside the band"
         else:
             verdict = DEVIATES
-            edge = self.lo if below else self.hi
-            assert edge is not None  # outside the band on a side that has a bound
-            gap = abs(value - edge) * self.scale
-            detail = f"{_fmt(gap)}{' ' + self.unit if self.unit else ''} {'below' if below else 'above'} the band"
-        if self.paper is not None and self.paper != 0:
+            below = self.lo is not None and value < self.lo
+            above = self.hi is not None and value > self.hi
+            if below or above:
+                edge = self.lo if below else self.hi
+                assert edge is not None  # outside the band on a side that has a bound
+                detail += f"; mean {_fmt(abs(value - edge) * self.scale)}{u} {'below' if below else 'above'} the band"
+            else:
+                detail += "; mean inside the band but not robustly"
+        if self.paper is not None and self.paper != 0 and math.isfinite(value):
             detail += f"; {100 * (value / self.paper - 1):+.0f} % from the paper's {_fmt(self.paper * self.scale)}"
-        if quick and not self.asserted_quick:
-            return Check(self, value, INDICATIVE, f"{detail} (shortened run: indicative only)")
-        return Check(self, value, verdict, detail)
+        if nl is not None:
+            if nl.mean_inside():
+                detail += f"; the null control (AQM off) also meets it: mean {_fmt(nl.mean * self.scale)}{u}"
+                if verdict == REPRODUCED:
+                    verdict = NOT_DISCRIMINATING
+            else:
+                detail += f"; null control (AQM off) fails it: mean {_fmt(nl.mean * self.scale)}{u}"
+        return Check(self, value, verdict, detail, st, nl)
 
 
 @dataclass(frozen=True)
@@ -100,6 +118,8 @@ class Check:
     value: float | None
     verdict: str
     detail: str
+    seeds: SeedStats | None = None
+    null: SeedStats | None = None
 
     def value_text(self) -> str:
         e = self.expectation
@@ -136,7 +156,9 @@ class Experiment:
     - ``statement``: what the paper reports for this figure, in our own words.
     - ``notes``: how our setup differs from the paper's and why (assumptions, TCP variant, ...).
     - ``quick_shortens``: False when the quick variant computes the same metrics (e.g. analysis
-      only, with coarser plots): its verdicts are then final, never merely indicative."""
+      only, with coarser plots).
+    - ``null_control``: False for an experiment whose scenarios have no AQM to switch off (say
+      why in ``notes``); otherwise every scenario is also run with DropTail in place of the AQM."""
 
     id: str
     title: str
@@ -148,22 +170,24 @@ class Experiment:
     expectations: tuple[Expectation, ...]
     notes: tuple[str, ...] = ()
     quick_shortens: bool = True
+    null_control: bool = True
 
     def __post_init__(self) -> None:
         if not self.expectations:
             raise ValueError(f"experiment {self.id} has no expectations")
 
-    def judge(self, metrics: Mapping[str, float], quick: bool) -> list[Check]:
-        return [e.judge(metrics, quick and self.quick_shortens) for e in self.expectations]
+    def judge(self, seeds: Sequence[Mapping[str, float]],
+              null: Sequence[Mapping[str, float]] = ()) -> list[Check]:
+        return [e.judge(seeds, null) for e in self.expectations]
 
 
 def overall(checks: list[Check]) -> str:
-    """One word for an experiment: deviates if any claim deviates or is missing, indicative if
-    some claims were only indicative, else reproduced."""
+    """One word for an experiment: deviates if any claim deviates or is missing, not
+    discriminating if some claims also hold without the AQM, else reproduced."""
     verdicts = {c.verdict for c in checks}
     if verdicts & {DEVIATES, MISSING}:
         return DEVIATES
-    return INDICATIVE if INDICATIVE in verdicts else REPRODUCED
+    return NOT_DISCRIMINATING if NOT_DISCRIMINATING in verdicts else REPRODUCED
 
 
 def _fmt(x: float) -> str:

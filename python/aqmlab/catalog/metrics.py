@@ -46,19 +46,33 @@ def phase_latencies(results, bounds: Sequence[float], skip: float) -> dict[str, 
     return m
 
 
-def settle_time(result, t_change: float, level: float, hold: float, t_end: float,
+def settle_time(result, t_change: float, band: tuple[float, float], hold: float, t_end: float,
                 smooth_s: float = 0.0) -> float:
     """Seconds after ``t_change`` until the queueing latency (a trailing mean over ``smooth_s``
-    when > 0) enters [0, level] and stays there for ``hold`` seconds, judged on samples before
-    ``t_end``; inf if it never does."""
+    when > 0) is back *around* its level, inside ``band`` = (lo, hi) seconds, and stays there
+    for ``hold`` seconds, judged on samples before ``t_end``; inf if it never does.
+
+    Two-sided on purpose: a queue that has drained empty after a capacity drop (below ``lo``) is
+    not settled, any more than one still above ``hi``."""
     lat = latency(result)
     t, y = lat["t_s"].to_numpy(), lat["latency_s"].to_numpy()
     if smooth_s > 0:
         y = pd.Series(y, index=pd.to_timedelta(t, unit="s")).rolling(pd.Timedelta(seconds=smooth_s)).mean().to_numpy()
+    return settle_after(t, y, t_change, band, hold, t_end)
+
+
+def settle_after(t: np.ndarray, y: np.ndarray, t_change: float, band: tuple[float, float], hold: float,
+                 t_end: float) -> float:
+    """The settling rule of :func:`settle_time` on a sampled series y(t): the first sample time
+    at or after ``t_change`` from which y stays in [lo, hi] for ``hold`` seconds (samples before
+    ``t_end`` only), minus ``t_change``; inf if there is none."""
+    lo, hi = band
+    if lo > hi:
+        raise ValueError(f"settling band: lo {lo} > hi {hi}")
     sel = (t >= t_change) & (t < t_end)
     start = None
-    for ti, good in zip(t[sel], y[sel] <= level):
-        if not good:
+    for ti, yi in zip(t[sel], y[sel]):
+        if not lo <= yi <= hi:
             start = None
             continue
         if start is None:

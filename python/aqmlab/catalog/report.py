@@ -10,7 +10,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from .core import DEVIATES, INDICATIVE, MISSING, REPRODUCED, Experiment, Paper
+from .core import DEVIATES, MISSING, NOT_DISCRIMINATING, REPRODUCED, Check, Experiment, Paper
+from . import expected
 from .runner import Outcome
 
 _CSS = """
@@ -19,7 +20,7 @@ h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-to
 table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
 td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left}
 th{background:#f3f3f3}.reproduced{background:#dff3df}.deviates{background:#f8dcdc}
-.indicative{background:#fdf3d0}.missing{background:#eee}
+.not.discriminating{background:#fdf3d0}.missing{background:#eee}
 figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
 figcaption{font-size:.85em;color:#555}pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
 .note{font-size:.9em;color:#444}blockquote{border-left:3px solid #aaa;margin:.5em 0;padding-left:.8em}
@@ -44,18 +45,48 @@ def _summary_table(pairs: Sequence[tuple[Experiment, Outcome]]) -> str:
             f"<th>claims reproduced</th><th>wall time</th></tr>{rows}</table>")
 
 
-def _checks_table(o: Outcome) -> str:
+def _paper_summary(pairs: Sequence[tuple[Experiment, Outcome]]) -> str:
+    """The one-minute page: per paper, how many claims are reproduced (and how robustly over the
+    seeds), deviate, are not discriminating or missing."""
+    papers: dict[str, list[Check]] = {}
+    for e, o in pairs:
+        papers.setdefault(e.paper.key, []).extend(o.checks)
     rows = []
-    for c in o.checks:
+    for key, checks in papers.items():
+        count = {v: sum(c.verdict == v for c in checks) for v in (REPRODUCED, DEVIATES, NOT_DISCRIMINATING, MISSING)}
+        every_seed = sum(c.verdict == REPRODUCED and c.seeds is not None and c.seeds.passing == c.seeds.n for c in checks)
+        rows.append(f"<tr><td>{_e(key)}</td><td>{len(checks)}</td>"
+                    f'<td class="{REPRODUCED}">{count[REPRODUCED]} ({every_seed} on every seed)</td>'
+                    f'<td class="{DEVIATES}">{count[DEVIATES]}</td>'
+                    f'<td class="{NOT_DISCRIMINATING}">{count[NOT_DISCRIMINATING]}</td><td>{count[MISSING]}</td></tr>')
+    return ("<h2>Summary by paper</h2><p>Each claim is judged over several seeds: <i>reproduced</i> when the one-sided "
+            "95 % bounds of its mean lie inside the band and at least 4 of 5 seeds do; <i>not discriminating</i> when "
+            "it holds but the same scenarios with every AQM replaced by DropTail of the same buffer (the null "
+            "control) meet it too, so it does not test the AQM.</p>"
+            "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>deviates</th><th>not discriminating</th>"
+            f"<th>missing</th></tr>{''.join(rows)}</table>")
+
+
+def _checks_table(e: Experiment, o: Outcome) -> str:
+    rows = []
+    for i, c in enumerate(o.checks):
         x = c.expectation
         paper = "" if x.paper is None else f"{x.paper * x.scale:.4g}{' ' + x.unit if x.unit else ''}"
         rows.append(
             f"<tr><td>{_e(x.claim)}</td><td>{_e(x.source)}</td><td>{_e(paper)}</td><td>{_e(x.band_text())}</td>"
             f'<td>{_e(c.value_text())}</td><td class="{_e(c.verdict)}">{_e(c.verdict)}</td>'
-            f"<td>{_e(c.detail)}</td><td class=note>{_e(x.reason)}</td></tr>")
+            f"<td>{_e(c.detail)}{_why(e, i, o, c)}</td><td class=note>{_e(x.reason)}</td></tr>")
     return ("<table><tr><th>paper's claim (our words)</th><th>where</th><th>paper's value</th><th>band</th>"
             "<th>ours</th><th>verdict</th><th>by how much</th><th>why this band</th></tr>"
             + "".join(rows) + "</table>")
+
+
+def _why(e: Experiment, i: int, o: Outcome, c: Check) -> str:
+    """The catalog's reason for a verdict other than reproduced, when it is the expected one."""
+    verdict, reason = expected.verdict(e, i, o.quick)
+    if c.verdict == REPRODUCED or verdict != c.verdict or not reason:
+        return ""
+    return f"<br><i>Why: {_e(reason)}</i>"
 
 
 def _metrics_table(o: Outcome) -> str:
@@ -71,7 +102,10 @@ def _experiment_section(e: Experiment, o: Outcome) -> str:
         data = base64.b64encode(png).decode("ascii")
         parts.append(f'<figure><img alt="{_e(caption)}" src="data:image/png;base64,{data}">'
                      f"<figcaption>{_e(caption)}</figcaption></figure>")
-    parts.append(_checks_table(o))
+    parts.append(_checks_table(e, o))
+    if o.null_error:
+        parts.append(f"<p class=note><b>Null control not judged:</b> the analysis failed on the DropTail runs "
+                     f"({_e(o.null_error)}); the verdicts above are not checked against it.</p>")
     if e.notes:
         parts.append("<p><b>Differences from the paper's setup and where we cannot match it:</b></p><ul>"
                      + "".join(f"<li class=note>{_e(n)}</li>" for n in e.notes) + "</ul>")
@@ -98,17 +132,18 @@ def render(pairs: Sequence[tuple[Experiment, Outcome]], *, total_wall_s: float |
     from .. import __version__
 
     quick = any(o.quick for _, o in pairs)
-    counts = {v: sum(o.verdict == v for _, o in pairs) for v in (REPRODUCED, INDICATIVE, DEVIATES, MISSING)}
+    counts = {v: sum(o.verdict == v for _, o in pairs) for v in (REPRODUCED, NOT_DISCRIMINATING, DEVIATES, MISSING)}
     head = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>aqmlab: paper reproduction report</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>Paper reproduction report</h1>",
         f"<p>aqmlab {_e(__version__)}; generated {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC; "
-        f"{'QUICK (shortened) runs: verdicts of claims not asserted at quick length are only indicative' if quick else 'full-length runs'}; "
+        f"{'QUICK (shortened) runs: the verdicts are those of the shortened runs the test suite checks' if quick else 'full-length runs'}; "
         f"{len(pairs)} experiments"
         + (f", {total_wall_s:.0f} s wall time" if total_wall_s is not None else "") + ".</p>",
-        "<p>" + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ". A claim is <i>reproduced</i> when our "
-        "number falls in its band; each band's reason is given next to it. Nothing was tuned to make a band hold.</p>",
+        "<p>Experiments: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ". Each band's reason is "
+        "given next to it; where a claim is expected not to reproduce, why.</p>",
+        _paper_summary(pairs),
         _summary_table(pairs),
     ]
     body = []
