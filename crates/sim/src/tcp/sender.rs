@@ -531,7 +531,12 @@ impl TcpSender {
         if self.p.sack {
             self.cwnd = self.ssthresh;
             self.prr_update(delivered);
-            self.audit_response(before, true, self.cwnd);
+            // PRR's cwnd is pipe + sndcnt (RFC 6937 §3): above the old window while more than it
+            // is still in flight (after an ECN reduction, say), it counts segments in the
+            // network and sends in proportion to deliveries, not a larger window. The window
+            // the response sets is ssthresh.
+            let set = if self.p.prr { self.ssthresh } else { self.cwnd };
+            self.audit_response(before, true, set);
         } else {
             self.cwnd = self.ssthresh + self.p.dupack_threshold as f64;
             // The inflation by DupThresh counts segments that left the network (RFC 6582 §3.2

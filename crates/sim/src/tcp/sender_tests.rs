@@ -707,3 +707,25 @@ fn timestamps_sample_every_ack_and_ticks_quantize() {
     assert_eq!(s.rtt.srtt(), 100e6);
 }
 
+
+#[test]
+fn prr_after_an_ecn_reduction_does_not_count_as_raising_the_window() {
+    // Linux-like: Reno with SACK, PRR, reductions from cwnd, classic ECN. Segments 0..20 are
+    // in flight with cwnd 20. The ACK of 0 echoes CE: cwnd = ssthresh = 10 while 19 segments
+    // are still in flight. Segment 1 is lost; SACKs of 2, 3, 4 start recovery: ssthresh =
+    // 10 / 2 = 5 (RFC 6937 §3: RecoverFS = 19, pipe = 19 − 3 SACKed − 1 lost = 15). PRR's
+    // proportional part sends ceil(1·5/19) − 0 = 1 segment: cwnd = pipe + 1 = 16, above the
+    // window of 10 in force, but only as a count of what is in flight; the window the
+    // response sets, 5, is below 10 and the invariant stays at zero.
+    let cfg = TcpConfig { cc: "newreno".into(), sack: true, prr: true, reduce_from: ReduceFrom::Cwnd, ecn: EcnMode::Classic, ..TcpConfig::profile("linux").unwrap() };
+    let (mut s, mut out) = with_window(&cfg, 20);
+    s.on_ack(MS, &AckIn { ack: 1, sack: &[], ece: true, echo: 0 }, &mut out);
+    assert_eq!((s.cwnd, s.ssthresh), (10.0, 10.0));
+    for k in 2..=4 {
+        s.on_ack(2 * MS, &AckIn { ack: 1, sack: &[(2, k + 1)], ece: false, echo: 0 }, &mut out);
+    }
+    assert!(s.in_recovery());
+    assert_eq!(s.ssthresh, 5.0);
+    assert!(s.cwnd > 10.0, "PRR's pipe + sndcnt exceeds the old window here: {}", s.cwnd);
+    assert_eq!(s.stats.window_raising_responses, 0);
+}
