@@ -215,16 +215,6 @@ impl DualPi2Params {
     }
 }
 
-/// The two bits of the ECN field (RFC 3168 §5), which the classifier masks.
-fn ecn_bits(e: Ecn) -> u8 {
-    match e {
-        Ecn::NotEct => 0,
-        Ecn::Ect1 => 1,
-        Ecn::Ect0 => 2,
-        Ecn::Ce => 3,
-    }
-}
-
 /// One DualPI2 instance.
 #[derive(Clone, Debug)]
 pub struct DualPi2 {
@@ -286,7 +276,7 @@ impl DualPi2 {
     }
 
     fn to_l(&self, pkt: &Pkt) -> bool {
-        ecn_bits(pkt.ecn) & self.ecn_mask != 0 || self.l_dscp[(pkt.dscp & 63) as usize]
+        pkt.ecn.bits() & self.ecn_mask != 0 || self.l_dscp[(pkt.dscp & 63) as usize]
     }
 
     fn backlog_all(&self) -> Backlog {

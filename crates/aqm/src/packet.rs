@@ -13,6 +13,17 @@ pub enum Ecn {
 }
 
 impl Ecn {
+    /// The field's two bits as they sit in the IP header (RFC 3168 §5: ECT(1) 01, ECT(0) 10,
+    /// CE 11).
+    pub fn bits(self) -> u8 {
+        match self {
+            Ecn::NotEct => 0,
+            Ecn::Ect1 => 1,
+            Ecn::Ect0 => 2,
+            Ecn::Ce => 3,
+        }
+    }
+
     /// True when the sender declared the packet ECN-capable (ECT(0), ECT(1) or already CE).
     pub fn is_capable(self) -> bool {
         !matches!(self, Ecn::NotEct)

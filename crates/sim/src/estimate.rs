@@ -196,7 +196,7 @@ impl Estimate {
             let cap = Capacity::of(q, b.mtu);
             let held = (cap.packets as f64).min(cap.bytes as f64 / crate::net::HEADER_BYTES as f64);
             let updates = update_period(q, info).map_or(0.0, |p| duration as f64 / p as f64);
-            costs.push(Cost { field: name.into(), what: format!("a queue of up to {} packets, {} updates", fmt_count(held), fmt_count(updates)), events: updates, memory_bytes: held * PACKET_BYTES });
+            costs.push(Cost { field: name, what: format!("a queue of up to {} packets, {} updates", fmt_count(held), fmt_count(updates)), events: updates, memory_bytes: held * PACKET_BYTES });
         }
         if let Some(rate) = cfg.access.rate_bps {
             let links = 4.0 * flows;

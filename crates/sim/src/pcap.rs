@@ -20,7 +20,7 @@
 //! destination port is 5201, UDP's 5202. Byte numbers start at 1 for the first payload byte
 //! (an initial sequence number of 0, as if the SYN had been sent).
 
-use aqm::{Ecn, Nanos};
+use aqm::Nanos;
 
 use crate::config::TraceConfig;
 use crate::flow::Flow;
@@ -156,16 +156,6 @@ pub fn address(f: u32, receiver: bool) -> [u8; 4] {
     [10, (1 + (f >> 16) + 128 * receiver as u32) as u8, (f >> 8) as u8, f as u8]
 }
 
-fn ecn_bits(e: Ecn) -> u8 {
-    // RFC 3168 §5: ECT(1) = 01, ECT(0) = 10, CE = 11.
-    match e {
-        Ecn::NotEct => 0,
-        Ecn::Ect1 => 1,
-        Ecn::Ect0 => 2,
-        Ecn::Ce => 3,
-    }
-}
-
 /// Appends the whole frame of `p` (headers, then zero payload) to `out`.
 fn frame(out: &mut Vec<u8>, p: &Packet, flow: &Flow, ip_id: u16) {
     let forward = p.dir == Dir::Forward;
@@ -174,7 +164,7 @@ fn frame(out: &mut Vec<u8>, p: &Packet, flow: &Flow, ip_id: u16) {
     let (mac_s, mac_d) = if forward { (1, 2) } else { (2, 1) };
     out.extend_from_slice(&[2, 0, 0, 0, 0, mac_d, 2, 0, 0, 0, 0, mac_s, 0x08, 0x00]);
     let ip_at = out.len();
-    out.extend_from_slice(&[0x45, (p.dscp << 2) | ecn_bits(p.ecn), 0, 0]);
+    out.extend_from_slice(&[0x45, (p.dscp << 2) | p.ecn.bits(), 0, 0]);
     out.extend_from_slice(&ip_id.to_be_bytes());
     out.extend_from_slice(&[0x40, 0, 64, if flow.is_tcp() { 6 } else { 17 }, 0, 0]);
     out.extend_from_slice(&src);

@@ -49,12 +49,9 @@ def autotune_factor(p: float, table: str = "hpsr") -> float:
 
 
 @dataclass(frozen=True)
-class TcpPlant:
-    """Operating point and linearised dynamics of N Reno flows on one bottleneck.
-
-    n_flows: N (> 0); capacity: C in packets/s (> 0); rtt: R0 in seconds (> 0), the round trip at
-    the operating point including the queueing delay.
-    """
+class _Flows:
+    """N flows sharing one bottleneck: n_flows N (> 0); capacity C in packets/s (> 0); rtt R0 in
+    seconds (> 0), the round trip at the operating point including the queueing delay."""
 
     n_flows: float
     capacity: float
@@ -64,6 +61,11 @@ class TcpPlant:
         require_positive("n_flows", self.n_flows)
         require_positive("capacity", self.capacity, "packets/s")
         require_positive("rtt", self.rtt, "s")
+
+
+@dataclass(frozen=True)
+class TcpPlant(_Flows):
+    """Operating point and linearised dynamics of N Reno flows on one bottleneck."""
 
     @classmethod
     def from_p0(cls, p0: float, rtt: float, capacity: float = 1.0) -> TcpPlant:
@@ -107,20 +109,8 @@ class TcpPlant:
 
 
 @dataclass(frozen=True)
-class ScalablePlant:
-    """Operating point and linearised dynamics of N scalable (DCTCP-like, TCP Prague) flows.
-
-    n_flows: N (> 0); capacity: C in packets/s (> 0); rtt: R0 in seconds (> 0).
-    """
-
-    n_flows: float
-    capacity: float
-    rtt: float
-
-    def __post_init__(self) -> None:
-        require_positive("n_flows", self.n_flows)
-        require_positive("capacity", self.capacity, "packets/s")
-        require_positive("rtt", self.rtt, "s")
+class ScalablePlant(_Flows):
+    """Operating point and linearised dynamics of N scalable (DCTCP-like, TCP Prague) flows."""
 
     @classmethod
     def from_p0(cls, p0: float, rtt: float, capacity: float = 1.0) -> ScalablePlant:
