@@ -346,40 +346,18 @@ mod tests {
 
     /// A live configuration around a scenario: one bulk flow group of `n` flows.
     pub fn config(rate_bps: u64, delay_ns: Nanos, queue: QdiscConfig, n: u32) -> LiveConfig {
-        let tcp = TcpConfig::profile("linux").unwrap();
-        let sim = SimConfig {
-            seed: 1,
-            duration_ns: 10_000_000_000,
-            warmup_ns: 0,
-            bottleneck: BottleneckConfig {
-                rate_bps,
-                delay_ns,
-                mtu: 1500,
-                queue,
-                reverse_queue: QdiscConfig::drop_tail(QueueLimit::Packets(1000)),
-                rate_schedule: vec![],
-            target_schedule: vec![],
-                impairment: None,
-                device: Default::default(),
-            },
-            access: AccessConfig { rate_bps: None, queue: QdiscConfig::drop_tail(QueueLimit::Packets(1000)), device: Default::default() },
-            flows: vec![FlowGroup {
-                name: "f".into(),
-                count: n,
-                transport: Transport::Tcp(tcp),
-                access_delay_ns: Dist::Each((0..n as u64).map(|i| i * 1_000_000).collect()),
-                receiver_delay_ns: 0,
-                start_ns: Dist::Fixed(0),
-                stop_ns: None,
-                packet_size: 1000,
-                app: App::Bulk,
-                dscp: 0,
-                marker: None,
-                route: None,
-            }],
-            traces: TraceConfig { interval_ns: 1_000_000, queue: true, sojourn: true, sojourn_every: 1, flow_bytes: true, drops: true, probe: false, tcp: false, pcap: Vec::new(), pcap_snaplen: 128, pcap_window_ns: None, pcap_every: 1 },
-            network: None,
-        };
+        // The benchmark's dumbbell with this test's link, discipline, Linux TCP, flows 1 ms
+        // apart in base RTT, all starting at once, and the traces the engine records.
+        let mut sim = sim::bench::tcp_dumbbell(n, rate_bps, 0, QueueLimit::Packets(1000), 10_000_000_000);
+        sim.bottleneck.delay_ns = delay_ns;
+        sim.bottleneck.queue = queue;
+        sim.bottleneck.reverse_queue = QdiscConfig::drop_tail(QueueLimit::Packets(1000));
+        let g = &mut sim.flows[0];
+        g.name = "f".into();
+        g.transport = Transport::Tcp(TcpConfig::profile("linux").unwrap());
+        g.access_delay_ns = Dist::Each((0..n as u64).map(|i| i * 1_000_000).collect());
+        g.start_ns = Dist::Fixed(0);
+        sim.traces = TraceConfig { interval_ns: 1_000_000, queue: true, sojourn: true, flow_bytes: true, drops: true, ..sim::bench::no_traces() };
         LiveConfig {
             sim,
             t0_ns: 0,
