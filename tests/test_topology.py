@@ -1,6 +1,7 @@
 """General topologies in scenario files (issue 20): the network table, routes, the parking lot
 and bidirectional builders, and their errors."""
 
+import pandas as pd
 import pytest
 
 import aqmlab
@@ -79,3 +80,40 @@ def test_bidirectional_data_queues_with_the_acks():
         acked = sum(f["acks_sent"] for f in r.summary["flows"] if f["name"] == acks)
         # All of both reach the queue but those still on their access links at the end.
         assert 0.99 * (sent + acked) < queues[q]["arrivals"] <= sent + acked, (q, queues[q], sent, acked)
+
+
+def test_every_queue_has_its_metrics_and_traces_by_name(tmp_path):
+    # Two hops, the second at half the rate with a 50-packet DropTail queue and a 3-packet
+    # device queue, fed 10 Mb/s of 1000 B datagrams: hop 1 never queues (a packet every 0.8 ms,
+    # sent in 0.4 ms); hop 2 stays full, drops half the arrivals, and its discipline sojourn is
+    # shorter than its link sojourn by the three device-queue packet times of 1.6 ms (4.8 ms).
+    d = {
+        "name": "two-hops", "duration": "6s", "warmup": "1s",
+        "bottleneck": {"rate": "20Mbps", "delay": "5ms", "queue": DROPTAIL},
+        "network": {"nodes": ["R0", "R1", "R2"], "bottleneck": ["R0", "R1"],
+                    "links": [{"ends": ["R1", "R2"], "rate": "5Mbps", "delay": "5ms", "device_queue": 3,
+                               "queue": {"type": "drop_tail", "limit": "50p"}}]},
+        "flows": [{"type": "udp", "rate": "10Mbps", "rtt": "60ms", "route": ["R0", "R2"]}],
+        "traces": {"queue": True, "sojourn": True, "drops": True},
+    }
+    r = aqmlab.run(d, progress=False)
+    links = {q["queue"]: q for q in r.summary["links"]}
+    assert list(links) == ["bottleneck", "reverse_bottleneck", "R1->R2", "R2->R1"]
+    assert links["bottleneck"]["ends"] == "R0->R1" and links["bottleneck"]["delay"]["max_s"] == 0.0
+    hop2 = links["R1->R2"]
+    assert hop2["drop_rate"] == pytest.approx(0.5, abs=0.01)
+    assert hop2["delay"]["mean_s"] - hop2["qdisc_delay"]["mean_s"] == pytest.approx(0.0048, abs=1e-6)
+    r.save(tmp_path, plots=False, report=False)
+    read = lambda name: pd.read_parquet(tmp_path / "traces" / f"{name}.parquet")  # noqa: E731
+    q = read("link_queue")
+    assert set(q["queue"]) == set(links)
+    assert q[(q["queue"] == "R1->R2") & (q["t_s"] >= 1)]["backlog_packets"].min() >= 49
+    soj = read("link_sojourn")
+    # A packet's link sojourn is recorded as its transmission starts; the queue's departures also
+    # count the three waiting in the (full) device queue at the end.
+    departures = next(x for x in r.summary["queues"] if x["queue"] == "R1->R2")["departures"]
+    assert (soj["queue"] == "R1->R2").sum() == departures - 3
+    drops = read("drops")
+    assert set(drops["queue"]) == {"R1->R2"}
+    hist = read("link_delay_histogram")
+    assert hist[hist["queue"] == "R1->R2"]["count"].sum() == hop2["delay"]["n"]

@@ -40,6 +40,22 @@ class FlowSummary(TypedDict, total=False):
     in_flight: int
 
 
+class LinkSummary(TypedDict):
+    """One reported queue's figures over the measured window (``crates/sim/src/queues.rs``):
+    ``queue`` names it as in ``summary["queues"]``; ``delay`` is the link sojourn (to the start of
+    transmission) and ``qdisc_delay`` the sojourn in the discipline alone, each with ``mean_s``,
+    ``p50_s``, ``p90_s``, ``p95_s``, ``p99_s``, ``max_s`` and ``n``."""
+
+    queue: str
+    ends: str
+    links: int
+    utilization: float
+    drop_rate: float
+    mark_rate: float
+    delay: dict[str, float]
+    qdisc_delay: dict[str, float]
+
+
 class Summary(TypedDict, total=False):
     """The figures of a run. A statistic of an empty sample is None, never a perfect score: queue
     delays without departures in the measured window, Jain's index when no flow delivered
@@ -71,6 +87,7 @@ class Summary(TypedDict, total=False):
     fct_p50_s: float | None
     fct_p99_s: float | None
     flows: list[FlowSummary]
+    links: list[LinkSummary]
     wall_s: float
     events_per_s: float | None
     delivered_packets: int
@@ -92,6 +109,14 @@ class Traces(TypedDict):
     queue_packets: np.ndarray
     queue_delay_ns: np.ndarray
     link_rate_bps: np.ndarray
+    link_queue_bytes: np.ndarray
+    link_queue_packets: np.ndarray
+    link_queue_delay_ns: np.ndarray
+    link_sojourn_t_ns: np.ndarray
+    link_sojourn_queue: np.ndarray
+    link_sojourn_ns: np.ndarray
+    link_sojourn_qdisc_ns: np.ndarray
+    link_sojourn_flow: np.ndarray
     sojourn_t_ns: np.ndarray
     sojourn_ns: np.ndarray
     sojourn_qdisc_ns: np.ndarray
@@ -166,6 +191,14 @@ class Result:
     delay_histogram: dict[str, np.ndarray] = field(repr=False)
     #: The packet captures asked for by ``traces.pcap``: capture point -> pcap file bytes.
     pcaps: dict[str, bytes] = field(default_factory=dict, repr=False)
+    #: Every reported queue's link-sojourn histogram (as ``delay_histogram``), by queue name:
+    #: the bottleneck, its reverse direction, the access links as one family, each network link
+    #: direction (``summary["links"]`` has their statistics).
+    link_delay_histograms: dict[str, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)
+    #: The reported queues' names in the order of the ``link_*`` traces, and each link's queue
+    #: (an index into them, None for a pure-delay link), by link id as in ``drops().link``.
+    queue_names: list[str] = field(default_factory=list, repr=False)
+    link_queues: list[int | None] = field(default_factory=list, repr=False)
 
     @classmethod
     def from_simulation(cls, scenario: Scenario, sim: Any, *, wall_s: float, interrupted: bool) -> Result:
@@ -186,9 +219,12 @@ class Result:
             "interrupted": interrupted,
             "warnings": notes,
         })
+        summary["links"] = json.loads(sim.link_summaries_json())
         traces = cast(Traces, {**sim.traces(), "n_flows": sim.n_flows})
         return cls(scenario=scenario, summary=cast(Summary, summary), traces=traces,
-                   delay_histogram=dict(sim.delay_histogram()), pcaps=dict(sim.pcaps()))
+                   delay_histogram=dict(sim.delay_histogram()), pcaps=dict(sim.pcaps()),
+                   link_delay_histograms={k: dict(v) for k, v in sim.queue_delay_histograms().items()},
+                   queue_names=list(sim.queue_names()), link_queues=list(sim.link_queues()))
 
     # ---- traces as DataFrames ------------------------------------------------------------
 
@@ -214,6 +250,40 @@ class Result:
         return pd.DataFrame({"t_s": t["sojourn_t_ns"] * 1e-9, "sojourn_s": t["sojourn_ns"] * 1e-9,
                              "qdisc_sojourn_s": t["sojourn_qdisc_ns"] * 1e-9, "flow": t["sojourn_flow"]})
 
+    def link_queue(self) -> pd.DataFrame:
+        """Every reported queue's backlog and last departure's sojourn every interval (the
+        bottleneck's rows repeat :meth:`queue`), long format: one row per sample and queue."""
+        t = self.traces
+        names = self.queue_names
+        cols = {"backlog_bytes": "link_queue_bytes", "backlog_packets": "link_queue_packets", "qdelay_ns": "link_queue_delay_ns"}
+        if not names or len(t.get("link_queue_bytes", ())) == 0:
+            return pd.DataFrame()
+        rows = len(t["link_queue_bytes"]) // len(names)
+        df = pd.DataFrame({"t_s": np.repeat(self._sample_t()[:rows], len(names)),
+                           "queue": pd.Categorical.from_codes(np.tile(np.arange(len(names)), rows), categories=names),
+                           **{k: t[v] for k, v in cols.items()}})
+        df["qdelay_s"] = df.pop("qdelay_ns") * 1e-9
+        return df
+
+    def link_sojourn(self) -> pd.DataFrame:
+        """Per-packet sojourn times at every reported queue (every n-th departure of each if
+        sampled), the bottleneck's from :meth:`sojourn`, with the queue's name; in time order."""
+        t = self.traces
+        if not self.queue_names:
+            return pd.DataFrame()
+        own = self.sojourn().assign(queue=0)
+        others = pd.DataFrame({"t_s": t["link_sojourn_t_ns"] * 1e-9, "sojourn_s": t["link_sojourn_ns"] * 1e-9,
+                               "qdisc_sojourn_s": t["link_sojourn_qdisc_ns"] * 1e-9, "flow": t["link_sojourn_flow"],
+                               "queue": t["link_sojourn_queue"]})
+        df = pd.concat([own, others], ignore_index=True).sort_values("t_s", kind="stable", ignore_index=True)
+        df["queue"] = pd.Categorical.from_codes(df["queue"].astype(int), categories=self.queue_names)
+        return df
+
+    def link_delay_histogram(self) -> pd.DataFrame:
+        """Every reported queue's link-sojourn histogram over the measured window, long format."""
+        frames = [pd.DataFrame(h).assign(queue=q) for q, h in self.link_delay_histograms.items()]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
     def flow_rates(self) -> pd.DataFrame:
         """Delivered bit rate of each flow per interval: rows are the interval ends, columns flows."""
         t = self.traces
@@ -230,7 +300,12 @@ class Result:
         """Every drop and ECN mark: time, flow, kind and the link it happened on."""
         t = self.traces
         kinds = pd.Categorical.from_codes(t["drop_kind"].astype(int), categories=_kinds("DROP_KINDS"))
-        return pd.DataFrame({"t_s": t["drop_t_ns"] * 1e-9, "flow": t["drop_flow"], "kind": kinds, "link": t["drop_link"]})
+        df = pd.DataFrame({"t_s": t["drop_t_ns"] * 1e-9, "flow": t["drop_flow"], "kind": kinds, "link": t["drop_link"]})
+        if self.link_queues:
+            # The queue each drop or mark happened at, by name (every such link has one).
+            slots = np.asarray([-1 if s is None else s for s in self.link_queues])[df["link"].to_numpy(dtype=int)]
+            df["queue"] = pd.Categorical.from_codes(slots, categories=self.queue_names)
+        return df
 
     def probe(self) -> pd.DataFrame:
         """The bottleneck AQM's internal variables every interval."""
@@ -332,7 +407,8 @@ class Result:
             "queue": self.queue(), "sojourn": self.sojourn(), "flow_rates": self.flow_rates(),
             "drops": self.drops(), "probe": self.probe(), "tcp": self.tcp(), "flows": self.flows(),
             "tcp_events": self.tcp_events(), "transfers": self.transfers(),
-            "delay_histogram": pd.DataFrame(self.delay_histogram),
+            "delay_histogram": pd.DataFrame(self.delay_histogram), "link_queue": self.link_queue(),
+            "link_sojourn": self.link_sojourn(), "link_delay_histogram": self.link_delay_histogram(),
         }
         for name, df in frames.items():
             if len(df):

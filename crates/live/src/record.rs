@@ -131,7 +131,7 @@ impl Recorder {
     pub fn summary(&self, cfg: &SimConfig, plans: &[FlowPlan], end: Nanos, links: [&Link; 2], events: u64) -> Summary {
         let tx_bytes_measured = links[0].tx_bytes_measured;
         let warm = cfg.warmup_ns.min(end);
-        let cap = capacity_bits(&cfg.bottleneck, warm, end);
+        let cap = capacity_bits(cfg.bottleneck.rate_bps, &cfg.bottleneck.rate_schedule, warm, end);
         let mut active = Vec::new();
         let flows: Vec<FlowSummary> = plans
             .iter()

@@ -20,6 +20,21 @@ fn array<'py, T: numpy::Element + Clone>(py: Python<'py>, v: &[T]) -> Bound<'py,
     v.to_vec().into_pyarray(py)
 }
 
+/// A histogram as bucket lower bounds (ns), widths (ns) and counts.
+fn histogram<'py>(py: Python<'py>, h: &sim::trace::DelayHistogram) -> PyResult<Bound<'py, PyDict>> {
+    let (mut lo, mut w, mut c) = (Vec::new(), Vec::new(), Vec::new());
+    for (l, width, n) in h.buckets() {
+        lo.push(l);
+        w.push(width);
+        c.push(n);
+    }
+    let d = PyDict::new(py);
+    d.set_item("lower_ns", lo.into_pyarray(py))?;
+    d.set_item("width_ns", w.into_pyarray(py))?;
+    d.set_item("count", c.into_pyarray(py))?;
+    Ok(d)
+}
+
 /// One simulation run, created from a resolved scenario in JSON.
 #[pyclass(module = "aqmlab._core")]
 struct Simulation {
@@ -96,6 +111,14 @@ impl Simulation {
         d.set_item("sojourn_ns", array(py, &t.sojourn_ns))?;
         d.set_item("sojourn_qdisc_ns", array(py, &t.sojourn_qdisc_ns))?;
         d.set_item("sojourn_flow", array(py, &t.sojourn_flow))?;
+        d.set_item("link_queue_bytes", array(py, &t.link_queue_bytes))?;
+        d.set_item("link_queue_packets", array(py, &t.link_queue_packets))?;
+        d.set_item("link_queue_delay_ns", array(py, &t.link_queue_delay_ns))?;
+        d.set_item("link_sojourn_t_ns", array(py, &t.link_sojourn_t))?;
+        d.set_item("link_sojourn_queue", array(py, &t.link_sojourn_queue))?;
+        d.set_item("link_sojourn_ns", array(py, &t.link_sojourn_ns))?;
+        d.set_item("link_sojourn_qdisc_ns", array(py, &t.link_sojourn_qdisc_ns))?;
+        d.set_item("link_sojourn_flow", array(py, &t.link_sojourn_flow))?;
         d.set_item("flow_bytes", array(py, &t.flow_bytes))?;
         d.set_item("drop_t_ns", array(py, &t.drop_t))?;
         d.set_item("drop_flow", array(py, &t.drop_flow))?;
@@ -120,17 +143,32 @@ impl Simulation {
     /// Bottleneck queue-delay histogram of the measured window: bucket lower bounds (ns),
     /// widths (ns) and counts.
     fn delay_histogram<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (mut lo, mut w, mut c) = (Vec::new(), Vec::new(), Vec::new());
-        for (l, width, n) in self.inner.delay_hist.buckets() {
-            lo.push(l);
-            w.push(width);
-            c.push(n);
-        }
+        histogram(py, &self.inner.queues()[0].delay)
+    }
+
+    /// Every reported queue's link-sojourn histogram of the measured window, by queue name
+    /// (the bottleneck's is `delay_histogram`).
+    fn queue_delay_histograms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item("lower_ns", lo.into_pyarray(py))?;
-        d.set_item("width_ns", w.into_pyarray(py))?;
-        d.set_item("count", c.into_pyarray(py))?;
+        for q in self.inner.queues() {
+            d.set_item(&q.name, histogram(py, &q.delay)?)?;
+        }
         Ok(d)
+    }
+
+    /// Every reported queue's figures (see `sim::queues::LinkSummary`), as JSON.
+    fn link_summaries_json(&self) -> String {
+        serde_json::to_string(&self.inner.link_summaries()).expect("link summaries serialize")
+    }
+
+    /// The reported queues' names, in the order of the `link_queue_*` trace columns.
+    fn queue_names(&self) -> Vec<String> {
+        self.inner.queues().iter().map(|q| q.name.clone()).collect()
+    }
+
+    /// Each link's queue slot, by link id (None for a pure-delay link).
+    fn link_queues(&self) -> Vec<Option<u32>> {
+        self.inner.link_queues().into_iter().map(|s| (s != sim::queues::NO_QUEUE).then_some(s)).collect()
     }
 
     /// The packet captures asked for by `traces.pcap`: capture point name -> pcap file bytes.

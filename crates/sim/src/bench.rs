@@ -7,7 +7,7 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::{QdiscConfig, QueueLimit};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{AccessConfig, App, BottleneckConfig, Dist, FlowGroup, NetLinkConfig, NetworkConfig, RateStep, SimConfig, TcpConfig, TraceConfig, Transport};
+use crate::config::{AccessConfig, App, BottleneckConfig, Dist, FlowGroup, NetLinkConfig, NetworkConfig, RateStep, SimConfig, TcpConfig, TraceConfig, Transport, UdpConfig};
 use crate::world::Simulation;
 
 /// The TCP of the benchmark and test scenarios: the ns-2 Sack1 profile of the PIE paper.
@@ -44,18 +44,31 @@ pub fn tcp_dumbbell(n: u32, rate_bps: u64, rtt_ns: u64, limit: QueueLimit, durat
             name: "tcp".into(),
             count: n,
             transport: Transport::Tcp(default_tcp()),
-            access_delay_ns: Dist::Fixed(rtt_ns / 2 - d),
-            receiver_delay_ns: 0,
             start_ns: Dist::Uniform { lo: 0, hi: NS_PER_SEC },
-            stop_ns: None,
-            packet_size: 1000,
-            app: App::Bulk,
-            dscp: 0,
-            marker: None,
-            route: None,
+            ..cbr_group(0, false, rtt_ns / 2 - d, 0)
         }],
         traces: no_traces(),
         network: None,
+    }
+}
+
+/// One constant-rate source of 1000-B datagrams from t = 0 on the dumbbell's path, with its
+/// access delays: the deterministic load of the physics tests (and, with its transport and
+/// start replaced, the benchmark's bulk TCP group).
+pub fn cbr_group(rate_bps: u64, ecn: bool, access_delay_ns: u64, receiver_delay_ns: u64) -> FlowGroup {
+    FlowGroup {
+        name: "udp".into(),
+        count: 1,
+        transport: Transport::Udp(UdpConfig { rate_bps, ecn, ect: Default::default() }),
+        access_delay_ns: Dist::Fixed(access_delay_ns),
+        receiver_delay_ns,
+        start_ns: Dist::Fixed(0),
+        stop_ns: None,
+        packet_size: 1000,
+        app: App::Bulk,
+        dscp: 0,
+        marker: None,
+        route: None,
     }
 }
 

@@ -37,8 +37,8 @@ const EVENTS_PER_PACKET_ACCESS: f64 = 4.0;
 /// Share of data packets that give rise to a drop, a retransmission or a TCP event (for the
 /// size of the `drops` and `tcp` event traces).
 const EVENT_SHARE: f64 = 0.05;
-/// The two delay histograms.
-const FIXED_BYTES: f64 = 2.0 * 120_000.0;
+/// One delay histogram: each reported queue keeps one or two (see [`crate::queues`]).
+const HISTOGRAM_BYTES: f64 = 120_000.0;
 
 /// One contribution to the cost of a run.
 #[derive(Clone, Debug, Serialize)]
@@ -207,8 +207,11 @@ impl Estimate {
         let tr = &cfg.traces;
         let samples = if tr.any_periodic() { duration as f64 / tr.interval_ns as f64 + 1.0 } else { 0.0 };
         let probes = cfg.bottleneck.queue.build(info, Rng::from_seed(0)).probe_names().len() as f64 + 8.0;
+        // The reported queues: the bottleneck's two directions, the access family, the
+        // network's link directions; each has a column of the per-queue periodic trace.
+        let queues = 2.0 + cfg.access.rate_bps.map_or(0.0, |_| 1.0) + 2.0 * net_links.len() as f64;
         let row = 8.0
-            + if tr.queue { 28.0 } else { 0.0 }
+            + if tr.queue { 28.0 + 20.0 * queues } else { 0.0 }
             + if tr.probe { 8.0 * probes } else { 0.0 }
             + if tr.flow_bytes { 8.0 * flows } else { 0.0 }
             + if tr.tcp { 24.0 * flows } else { 0.0 };
@@ -231,6 +234,8 @@ impl Estimate {
             }
         };
         event_trace(tr.sojourn, "traces.sojourn_every", "sojourn records", departures / tr.sojourn_every as f64, 28.0, &mut costs);
+        // At most every packet at every other queue (the ACKs at the reverse ones).
+        event_trace(tr.sojourn, "traces.sojourn_every", "sojourn records at the other queues", (queues - 1.0) * departures / tr.sojourn_every as f64, 32.0, &mut costs);
         let drops = (udp_packets - departures).max(0.0) + EVENT_SHARE * data_packets;
         event_trace(tr.drops, "traces.drops", "drop and mark records", drops, 21.0, &mut costs);
         event_trace(tr.tcp, "traces.tcp", "TCP event records", EVENT_SHARE * tcp_packets, 13.0, &mut costs);
@@ -242,7 +247,7 @@ impl Estimate {
         event_trace(!tr.pcap.is_empty(), "traces.pcap", "captured packets", captured, frame, &mut costs);
         Estimate {
             events: costs.iter().map(|c| c.events).sum(),
-            memory_bytes: FIXED_BYTES + costs.iter().map(|c| c.memory_bytes).sum::<f64>(),
+            memory_bytes: 2.0 * queues * HISTOGRAM_BYTES + costs.iter().map(|c| c.memory_bytes).sum::<f64>(),
             flows,
             data_packets,
             trace_samples: samples,

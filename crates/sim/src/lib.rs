@@ -18,6 +18,7 @@ pub mod invariants;
 pub mod net;
 pub mod pcap;
 pub mod ppv;
+pub mod queues;
 pub mod summary;
 pub mod tcp;
 pub mod trace;

@@ -5,7 +5,7 @@ use aqm::time::to_secs;
 use aqm::Nanos;
 use serde::Serialize;
 
-use crate::config::BottleneckConfig;
+use crate::config::RateStep;
 use crate::flow::FlowStats;
 use crate::invariants::Invariants;
 use crate::net::link::QueueCounts;
@@ -115,12 +115,12 @@ pub struct Summary {
     pub flows: Vec<FlowSummary>,
 }
 
-/// Bits the bottleneck could carry in [from, to], following its rate schedule.
-pub fn capacity_bits(b: &BottleneckConfig, from: Nanos, to: Nanos) -> f64 {
+/// Bits a link starting at `rate_bps` could carry in [from, to], following its rate schedule.
+pub fn capacity_bits(rate_bps: u64, schedule: &[RateStep], from: Nanos, to: Nanos) -> f64 {
     let mut bits = 0.0;
-    let mut rate = b.rate_bps as f64;
+    let mut rate = rate_bps as f64;
     let mut t = from;
-    for step in &b.rate_schedule {
+    for step in schedule {
         if step.at_ns > t {
             let until = step.at_ns.min(to);
             if until > t {
@@ -151,8 +151,8 @@ impl Simulation {
         let warm = self.cfg.warmup_ns.min(end);
         let measured = end - warm;
         let bl = &self.links[self.bottleneck as usize];
-        let cap = capacity_bits(&self.cfg.bottleneck, warm, end);
-        let h = &self.delay_hist;
+        let cap = capacity_bits(self.cfg.bottleneck.rate_bps, &self.cfg.bottleneck.rate_schedule, warm, end);
+        let h = &self.queues[0].delay;
         let alive = self.alive();
         let mut flows = Vec::with_capacity(self.flows.len());
         let mut active = Vec::new();
@@ -206,7 +206,7 @@ impl Simulation {
             qdelay_p99_s: link_delay.p99_s,
             qdelay_max_s: link_delay.max_s,
             departures_measured: link_delay.n,
-            qdisc_delay: DelayStats::of(self.qdisc_delay_hist.as_ref().unwrap_or(h)),
+            qdisc_delay: DelayStats::of(self.queues[0].qdisc_delay.as_ref().unwrap_or(h)),
             jain_index: jain(&active),
             sent,
             dropped,
@@ -225,35 +225,12 @@ impl Simulation {
         }
     }
 
-    /// The bottleneck's two directions, then the rate-limited access links together, then each
-    /// direction of the network's other links.
-    fn queue_summaries(&self) -> Vec<QueueSummary> {
-        let one = |queue: &str, l: usize| {
-            let c = self.links[l].queue_counts();
-            QueueSummary { queue: queue.into(), links: 1, counts: c, drops: c.drops() }
-        };
-        let mut out = vec![one("bottleneck", self.bottleneck as usize), one("reverse_bottleneck", self.reverse_bottleneck as usize)];
-        let bottleneck = [self.bottleneck, self.reverse_bottleneck];
-        let access: Vec<&crate::net::Link> = self.links[..self.network_first_link as usize]
-            .iter()
-            .enumerate()
-            .filter(|(l, link)| link.qdisc.is_some() && !bottleneck.contains(&(*l as u32)))
-            .map(|(_, link)| link)
-            .collect();
-        if !access.is_empty() {
-            let mut c = QueueCounts::default();
-            access.iter().for_each(|link| c.add(&link.queue_counts()));
-            out.push(QueueSummary { queue: "access".into(), links: access.len() as u32, counts: c, drops: c.drops() });
-        }
-        out.extend((self.network_first_link as usize..self.links.len()).map(|l| one(&self.links[l].name, l)));
-        out
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::RateStep;
+    use crate::config::BottleneckConfig;
     use aqm::{QdiscConfig, QueueLimit};
 
     #[test]
@@ -272,9 +249,9 @@ mod tests {
             device: Default::default(),
         };
         // 100 Mb/s·40 s + 20 Mb/s·50 s + 100 Mb/s·50 s from 10 s to 150 s.
-        assert_eq!(capacity_bits(&b, 10 * s, 150 * s), 4e9 + 1e9 + 5e9);
-        assert_eq!(capacity_bits(&b, 60 * s, 70 * s), 2e8);
-        assert_eq!(capacity_bits(&b, 0, 50 * s), 5e9);
+        assert_eq!(capacity_bits(b.rate_bps, &b.rate_schedule, 10 * s, 150 * s), 4e9 + 1e9 + 5e9);
+        assert_eq!(capacity_bits(b.rate_bps, &b.rate_schedule, 60 * s, 70 * s), 2e8);
+        assert_eq!(capacity_bits(b.rate_bps, &b.rate_schedule, 0, 50 * s), 5e9);
     }
 
     #[test]

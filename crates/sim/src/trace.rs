@@ -118,6 +118,18 @@ pub struct Traces {
     /// `SojournTime`): shorter than `sojourn_ns` by its wait in the device queue, if any.
     pub sojourn_qdisc_ns: Vec<u64>,
     pub sojourn_flow: Vec<u32>,
+    /// Every reported queue's backlog and last sojourn at each sample, row-major (a row per
+    /// sample, a column per queue in [`crate::queues`] order).
+    pub link_queue_bytes: Vec<u64>,
+    pub link_queue_packets: Vec<u32>,
+    pub link_queue_delay_ns: Vec<u64>,
+    /// Per-packet sojourns at the queues other than the bottleneck (whose are in `sojourn_*`),
+    /// with the queue's slot.
+    pub link_sojourn_t: Vec<Nanos>,
+    pub link_sojourn_queue: Vec<u32>,
+    pub link_sojourn_ns: Vec<u64>,
+    pub link_sojourn_qdisc_ns: Vec<u64>,
+    pub link_sojourn_flow: Vec<u32>,
     pub flow_bytes: Vec<u64>,
     pub drop_t: Vec<Nanos>,
     pub drop_flow: Vec<u32>,

@@ -18,7 +18,8 @@ use crate::invariants::{probability_probes, Invariants, PERIODIC_EVENTS};
 use crate::net::dumbbell;
 use crate::net::{Arena, Dir, Kind, Link, LinkId, Packet};
 use crate::tcp::{AckOut, Segment};
-use crate::trace::{DelayHistogram, Traces};
+use crate::queues::Queue;
+use crate::trace::Traces;
 
 /// `Simulation::hop_delay` of a link with a rate.
 const RATED: Nanos = Nanos::MAX;
@@ -71,14 +72,9 @@ pub struct Simulation {
     pub(crate) acks: Vec<AckOut>,
     /// Every completed finite transfer: (flow, start, payload bytes, completion time).
     pub transfers: Vec<(u32, Nanos, u64, Nanos)>,
-    /// Bottleneck link sojourn times (discipline enqueue to transmission start) of departures
-    /// at or after the warm-up.
-    pub delay_hist: DelayHistogram,
-    /// Bottleneck discipline sojourn times (enqueue to dequeue) at or after the warm-up,
-    /// recorded only when a device queue separates the two; otherwise `delay_hist` holds them.
-    pub qdisc_delay_hist: Option<DelayHistogram>,
-    pub(crate) last_sojourn_ns: u64,
-    pub(crate) departures: u64,
+    /// Every reported queue (the bottleneck first) and its sojourn statistics (see
+    /// [`crate::queues`]).
+    pub(crate) queues: Vec<Queue>,
     pub traces: Traces,
     /// Packet captures asked for by `traces.pcap` (see [`crate::pcap`]).
     pub pcap: Option<crate::pcap::Pcap>,
@@ -106,7 +102,8 @@ impl Simulation {
     pub fn new(cfg: SimConfig) -> Result<Self, String> {
         cfg.validate()?;
         let mut flows = build_flows(&cfg);
-        let topo = dumbbell::build(&cfg, &flows);
+        let mut topo = dumbbell::build(&cfg, &flows);
+        let queues = crate::queues::assign(&cfg, &mut topo.links, topo.network_first_link);
         for (f, d) in flows.iter_mut().zip(&topo.path_delay_ns) {
             f.path_delay_ns = *d;
         }
@@ -127,10 +124,7 @@ impl Simulation {
             segments: Vec::with_capacity(64),
             acks: Vec::with_capacity(4),
             transfers: Vec::new(),
-            delay_hist: DelayHistogram::default(),
-            qdisc_delay_hist: (cfg.bottleneck.device.queue_packets > 0).then(DelayHistogram::default),
-            last_sojourn_ns: 0,
-            departures: 0,
+            queues,
             traces: Traces::default(),
             pcap: crate::pcap::Pcap::new(&cfg.traces),
             probe_buf: Vec::new(),
@@ -360,7 +354,7 @@ impl Simulation {
             let b = q.backlog();
             t.queue_bytes.push(b.bytes);
             t.queue_packets.push(b.packets);
-            t.queue_delay_ns.push(if b.packets == 0 { 0 } else { self.last_sojourn_ns });
+            t.queue_delay_ns.push(if b.packets == 0 { 0 } else { self.queues[0].last_sojourn_ns });
             t.link_rate_bps.push(link.rate_bps.unwrap_or(0));
         }
         if tc.probe {
@@ -385,6 +379,9 @@ impl Simulation {
             }
         }
         let next = now + tc.interval_ns;
+        if self.cfg.traces.queue {
+            self.sample_queues();
+        }
         if next <= self.cfg.duration_ns {
             self.sched.at(next, Event::Sample);
         }

@@ -3,8 +3,8 @@
 
 use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::QueueLimit;
-use sim::bench::tcp_dumbbell;
-use sim::config::{App, DeviceConfig, Dist, FlowGroup, SimConfig, Transport, UdpConfig};
+use sim::bench::{cbr_group, tcp_dumbbell};
+use sim::config::{DeviceConfig, SimConfig};
 use sim::Simulation;
 
 const MS: u64 = NS_PER_MS;
@@ -17,20 +17,7 @@ const BOTTLENECK_DELAY: u64 = 25 * MS;
 fn cbr(rate_bps: u64, limit: u32, duration: u64) -> SimConfig {
     let mut c = tcp_dumbbell(1, 10_000_000, 100 * MS, QueueLimit::Packets(limit), duration);
     c.bottleneck.delay_ns = BOTTLENECK_DELAY;
-    c.flows = vec![FlowGroup {
-        name: "udp".into(),
-        count: 1,
-        transport: Transport::Udp(UdpConfig { rate_bps, ecn: false, ect: Default::default() }),
-        access_delay_ns: Dist::Fixed(ACCESS),
-        receiver_delay_ns: RECEIVER,
-        start_ns: Dist::Fixed(0),
-        stop_ns: None,
-        packet_size: 1000,
-        app: App::Bulk,
-        dscp: 0,
-        marker: None,
-        route: None,
-    }];
+    c.flows = vec![cbr_group(rate_bps, false, ACCESS, RECEIVER)];
     c
 }
 

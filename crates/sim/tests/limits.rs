@@ -25,10 +25,11 @@ fn a_one_nanosecond_trace_interval_is_refused_with_the_interval_that_fits() {
     let mut c = base();
     c.traces.interval_ns = 1;
     c.traces.queue = true;
-    // 100 s / 1 ns + 1 samples of 36 bytes (time 8, queue 28).
+    // 100 s / 1 ns + 1 samples of 76 bytes (time 8, bottleneck queue 28, and 20 for each of the
+    // two reported queues: the bottleneck's directions).
     assert_eq!(
         refused(c),
-        "traces.interval_ns: 1 ns over 100 s would record 1.0e11 samples (≈3.6 TB); the limit is 1.0e8 samples: use an interval of at least 1.001 µs"
+        "traces.interval_ns: 1 ns over 100 s would record 1.0e11 samples (≈7.6 TB); the limit is 1.0e8 samples: use an interval of at least 1.001 µs"
     );
     // Without a periodic trace no samples are taken, whatever the interval.
     let mut quiet = base();

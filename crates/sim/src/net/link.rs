@@ -39,6 +39,8 @@ pub struct Link {
     pub counts: QueueCounts,
     /// The most its discipline may hold, from the configuration (see [`Capacity::of`]).
     pub capacity: Capacity,
+    /// The reported queue it belongs to (see [`crate::queues`]).
+    pub report: u32,
 }
 
 /// The device queue under a discipline (ns-3's NetDevice TxQueue, a NIC ring).
@@ -167,6 +169,7 @@ impl Link {
             tx_packets: 0,
             counts: QueueCounts::default(),
             capacity: Capacity::UNBOUNDED,
+            report: crate::queues::NO_QUEUE,
         }
     }
 

@@ -112,8 +112,11 @@ impl Simulation {
             }
             let (next, _) = self.dequeue(l);
             let Some(pkt) = next else { break };
-            if let (true, Some(h)) = (l == self.bottleneck && now >= self.cfg.warmup_ns, self.qdisc_delay_hist.as_mut()) {
-                h.record(now - pkt.enqueued_at);
+            if now >= self.cfg.warmup_ns {
+                let slot = self.links[l as usize].report as usize;
+                if let Some(h) = self.queues[slot].qdisc_delay.as_mut() {
+                    h.record(now - pkt.enqueued_at);
+                }
             }
             if idle {
                 let arrive = self.transmit(l, pkt, now);
@@ -152,9 +155,8 @@ impl Simulation {
     #[inline(always)]
     fn transmit(&mut self, l: LinkId, pkt: Pkt, left_qdisc: Nanos) -> Nanos {
         let now = self.sched.now();
-        if l == self.bottleneck {
-            self.record_departure(now, &pkt, left_qdisc);
-        }
+        // Every link that transmits has a discipline, hence a reported queue.
+        self.record_departure(self.links[l as usize].report, now, &pkt, left_qdisc);
         let link = &mut self.links[l as usize];
         let tx = link.serialize(pkt.len);
         link.busy_until = now + tx;
@@ -171,26 +173,6 @@ impl Simulation {
             cap.packet(l, Point::Output, now, self.arena.get(pkt.id), &self.flows);
         }
         arrive
-    }
-
-    /// A bottleneck departure: the link sojourn (discipline enqueue to transmission start) for
-    /// the delay statistics and the `sojourn` trace, which also records the discipline's own.
-    #[inline(always)]
-    fn record_departure(&mut self, now: Nanos, pkt: &Pkt, left_qdisc: Nanos) {
-        let sojourn = now - pkt.enqueued_at;
-        self.last_sojourn_ns = sojourn;
-        if now >= self.cfg.warmup_ns {
-            self.delay_hist.record(sojourn);
-        }
-        if self.cfg.traces.sojourn {
-            if self.departures.is_multiple_of(self.cfg.traces.sojourn_every as u64) {
-                self.traces.sojourn_t.push(now);
-                self.traces.sojourn_ns.push(sojourn);
-                self.traces.sojourn_qdisc_ns.push(left_qdisc - pkt.enqueued_at);
-                self.traces.sojourn_flow.push(pkt.flow);
-            }
-            self.departures += 1;
-        }
     }
 
     fn impairment_drop(&mut self, l: LinkId, id: u32) {
