@@ -56,30 +56,60 @@ def test_errors_name_the_field(change, message):
     assert message in str(e.value)
 
 
-def test_bidirectional_data_queues_with_the_acks():
-    # Three flows each way over a 10 Mb/s bottleneck. Data runs on both directions at once, so
-    # the two groups together carry more than one direction's capacity (impossible if both
-    # shared one direction), each direction's queue holds one group's data and the other's
-    # ACKs, and each group keeps a share. How much two-way traffic loses to ACK compression
-    # (Zhang, Shenker and Clark, SIGCOMM 1991) has no closed form here: the bound per group is
-    # only a quarter of C.
-    d = {"duration": "20s", "warmup": "5s", **topology.bidirectional(),
-         "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"type": "drop_tail", "limit": "100p"},
-                        "reverse_queue": {"type": "drop_tail", "limit": "100p"}},
-         "flows": [{"type": "tcp", "name": "fwd", "count": 3, "rtt": "80ms", "start": {"uniform": ["0s", "1s"]}},
-                   {"type": "tcp", "name": "back", "count": 3, "rtt": "80ms", "start": {"uniform": ["0s", "1s"]},
-                    "route": topology.reverse_route()}]}
-    r = aqmlab.run(d, progress=False)
+# Three Reno flows each way over a 10 Mb/s bottleneck, 80 ms base RTT (a BDP of 100 packets of
+# 1000 B), 100-packet DropTail queues both ways. Each direction carries one group's data and the
+# other's ACKs (40 B, one per data packet in the ns2-sack profile).
+BIDIRECTIONAL = {
+    "duration": "20s", "warmup": "5s", **topology.bidirectional(),
+    "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"type": "drop_tail", "limit": "100p"},
+                   "reverse_queue": {"type": "drop_tail", "limit": "100p"}},
+    "flows": [{"type": "tcp", "name": "fwd", "count": 3, "rtt": "80ms", "start": {"uniform": ["0s", "1s"]}},
+              {"type": "tcp", "name": "back", "count": 3, "rtt": "80ms", "start": {"uniform": ["0s", "1s"]},
+               "route": topology.reverse_route()}],
+}
+DATA_SHARE = 1000 / (1000 + 40)   # of a direction's capacity, beside the other group's ACKs
+
+
+def _bidirectional(seed):
+    r = aqmlab.run({**BIDIRECTIONAL, "seed": seed}, progress=False)
     by = {}
     for f in r.summary["flows"]:
         by[f["name"]] = by.get(f["name"], 0) + f["throughput_bps"]
-    assert by["fwd"] + by["back"] > 10e6 and min(by.values()) > 2.5e6, by
-    queues = {q["queue"]: q for q in r.summary["queues"]}
-    for q, data, acks in (("bottleneck", "fwd", "back"), ("reverse_bottleneck", "back", "fwd")):
-        sent = sum(f["sent"] for f in r.summary["flows"] if f["name"] == data)
-        acked = sum(f["acks_sent"] for f in r.summary["flows"] if f["name"] == acks)
-        # All of both reach the queue but those still on their access links at the end.
-        assert 0.99 * (sent + acked) < queues[q]["arrivals"] <= sent + acked, (q, queues[q], sent, acked)
+    return r, by
+
+
+def test_bidirectional_data_queues_with_the_acks():
+    # Data runs on both directions at once: together the groups carry more than one
+    # direction's capacity (impossible if they shared one), each at most C·1000/1040; each
+    # direction's queue holds one group's data and the other's ACKs. Three seeds.
+    for seed in (1, 2, 3):
+        r, by = _bidirectional(seed)
+        assert sum(by.values()) > 10e6 and max(by.values()) <= DATA_SHARE * 10e6, (seed, by)
+        queues = {q["queue"]: q for q in r.summary["queues"]}
+        for q, data, acks in (("bottleneck", "fwd", "back"), ("reverse_bottleneck", "back", "fwd")):
+            sent = sum(f["sent"] for f in r.summary["flows"] if f["name"] == data)
+            acked = sum(f["acks_sent"] for f in r.summary["flows"] if f["name"] == acks)
+            # All of both reach the queue but those still on their access links at the end.
+            assert 0.99 * (sent + acked) < queues[q]["arrivals"] <= sent + acked, (seed, q, queues[q], sent, acked)
+
+
+@pytest.mark.xfail(strict=True, reason="finding: with seed 3 the forward group gets 8.90 Mb/s, below the sawtooth "
+                                       "bound of 8.98 Mb/s (seeds 1 and 2: 9.16-9.28 Mb/s); the bound leaves out "
+                                       "ACK compression, the likely cause (not isolated)")
+def test_bidirectional_groups_keep_renos_sawtooth_share():
+    # Lower bound, from Reno's sawtooth: a group's ACKs wait behind up to 100 packets of the
+    # other group's data (80 ms), so its pipe P is 100 to 200 packets beside its own buffer
+    # B = 100. In the worst case (P = 200, losses synchronized) the total window saws from
+    # (P + B)/2 = 150 to 300: below P for 50 base round trips at 87.5 % of C on average, then
+    # full for 100, 96.4 % over a cycle of ≈10 s; the 15 s measured window, a cycle and the
+    # worst half cycle, keeps (10·0.964 + 5·0.875)/15 = 93.4 %. Each group: at least
+    # 0.934·9.62 = 8.98 Mb/s. This fluid bound ignores ACK compression (Zhang, Shenker and
+    # Clark, SIGCOMM 1991): ACKs leaving a queue back to back release data in bursts, which a
+    # 100-packet buffer may drop; if that costs more than the sawtooth, the bound fails, and
+    # that is the finding (see the mark).
+    for seed in (1, 2, 3):
+        _, by = _bidirectional(seed)
+        assert all(x >= 0.934 * DATA_SHARE * 10e6 for x in by.values()), (seed, by)
 
 
 def test_every_queue_has_its_metrics_and_traces_by_name(tmp_path):
