@@ -29,7 +29,9 @@ def test_quick_report_card(tmp_path):
     out = tmp_path / "out"
     assert main(["characterize", str(aqm), "--quick", "-o", str(out), "-q", "--workers", "2"]) == 0
     doc = json.loads((out / "results.json").read_text())
-    assert list(doc["aqms"]) == ["pie", "pie (baseline)", "codel", "fq_codel", "drop_tail"]
+    # The pie baseline resolves to the tested table (rfc is PIE's default profile): run once.
+    assert list(doc["aqms"]) == ["pie", "codel", "fq_codel", "drop_tail"]
+    assert doc["repeats"] == {"pie": "pie"}
     assert set(doc["summary"]) == {c.key for c in CRITERIA}
     assert not doc["errors"]
     # Discriminating: DropTail's 4-BDP buffer fails the delay criterion every AQM is built for.
@@ -40,6 +42,7 @@ def test_quick_report_card(tmp_path):
     assert (out / "runs.parquet").stat().st_size > 0
     page = (out / "report.html").read_text()
     assert page.index("id='summary'") < page.index("<h2")
+    assert "Baseline pie has the same configuration as pie" in page
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.skip("no headless Chromium on this machine")
@@ -48,6 +51,22 @@ def test_quick_report_card(tmp_path):
     assert 'data-images="ok:' in dom.stdout, dom.stderr[-2000:]
     n = int(dom.stdout.split('data-images="ok:')[1].split('"')[0])
     assert n >= len(EXPERIMENTS)
+
+
+def test_a_baseline_equal_to_the_tested_discipline_runs_once():
+    from aqmlab.characterize.cli import with_baselines
+
+    # Equal once resolved: the same type with its defaults spelled out, or in other units.
+    for same in ({"type": "pie"}, {"type": "pie", "profile": "rfc"}, {"type": "pie", "target": "15000us"}):
+        aqms, repeats = with_baselines("mine", same, ["pie", "codel"])
+        assert (list(aqms), repeats) == (["mine", "codel"], {"pie": "mine"}), same
+    # Different: another profile, another parameter, another discipline.
+    for other in ({"type": "pie", "profile": "linux"}, {"type": "pie", "target": "20ms"}, {"type": "codel", "target": "1ms"}):
+        aqms, repeats = with_baselines("pie", other, ["pie", "codel"])
+        assert (list(aqms), repeats) == (["pie", "pie (baseline)", "codel"], {}), other
+    # A table that does not validate is never taken for a baseline (its runs name the error).
+    aqms, repeats = with_baselines("bad", {"type": "pie", "target": "-3ms"}, ["pie"])
+    assert (list(aqms), repeats) == (["bad", "pie"], {})
 
 
 def test_errors_are_named(tmp_path, capsys):

@@ -49,6 +49,34 @@ def load_aqm(path: str) -> tuple[str, dict[str, Any]]:
     return str(name), queue
 
 
+def resolved_queue(queue: dict[str, Any]) -> dict[str, Any] | None:
+    """The discipline as the experiments run it (common buffer, every default filled in); None
+    if it does not validate (the runs' validation names the error)."""
+    from ..scenario import Scenario
+    from .experiments import FULL, _base, _tcp
+
+    try:
+        return dict(Scenario.from_dict(_base(queue, FULL, [_tcp("probe")], "probe")).sim_config["bottleneck"]["queue"])
+    except ScenarioError:
+        return None
+
+
+def with_baselines(name: str, queue: dict[str, Any], against: list[str]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The disciplines to run, the one under test first, and the baselines left out because they
+    would repeat it: a baseline that resolves to the same configuration as the discipline under
+    test (``type = "pie"`` against ``pie``) runs the same scenarios with the same seeds, so its
+    runs are the tested one's; it is named on the page instead (baseline -> the label it repeats)."""
+    aqms = {name: queue}
+    repeats: dict[str, str] = {}
+    tested = resolved_queue(queue)
+    for b in filter(None, against):
+        if tested is not None and resolved_queue({"type": b}) == tested:
+            repeats[b] = name
+            continue
+        aqms[b if b not in aqms else f"{b} (baseline)"] = {"type": b}
+    return aqms, repeats
+
+
 def cmd_characterize(args: Any) -> int:
     from ..sweep.backends import make_backend
     from . import experiments
@@ -56,9 +84,7 @@ def cmd_characterize(args: Any) -> int:
     from .runner import characterize
 
     name, queue = load_aqm(args.aqm)
-    aqms = {name: queue}
-    for b in filter(None, (x.strip() for x in args.against.split(","))):
-        aqms[b if b not in aqms else f"{b} (baseline)"] = {"type": b}
+    aqms, repeats = with_baselines(name, queue, [x.strip() for x in args.against.split(",")])
     keys = [e.key for e in experiments.EXPERIMENTS]
     for k in args.only or []:
         if k not in keys:
@@ -78,6 +104,6 @@ def cmd_characterize(args: Any) -> int:
     with make_backend(workers=args.workers, dask=args.dask, ray=args.ray) as backend:
         c = characterize(aqms, scale, backend=backend, only=args.only, progress=False if args.quiet else None)
     out = Path(args.output or f"characterize-{name}")
-    page = write(c, out, criteria, f"AQM characterization: {name}", experiments.NOT_RUN)
+    page = write(c, out, criteria, f"AQM characterization: {name}", experiments.NOT_RUN, repeats)
     print(f"wrote {page}, {out / 'results.json'}, {out / 'runs.parquet'}")
     return 0

@@ -178,7 +178,8 @@ _COLUMNS = ("goodput", "utilization", "qdelay_p50_ms", "qdelay_p99_ms", "jitter_
             "fct_p50_s", "fct_p99_s")
 
 
-def html_page(c: Characterization, criteria: list[Criterion], title: str, not_run: dict[str, str]) -> str:
+def html_page(c: Characterization, criteria: list[Criterion], title: str, not_run: dict[str, str],
+              repeats: dict[str, str] | None = None) -> str:
     e = html.escape
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title><style>{_CSS}</style>"
            f"</head><body><h1>{e(title)}</h1>"]
@@ -197,6 +198,9 @@ def html_page(c: Characterization, criteria: list[Criterion], title: str, not_ru
                    f"<td>{e(crit.metric)} {e(crit.op)} {crit.threshold:g} {e(crit.unit)}<br><small>--threshold "
                    f"{e(crit.key)}=…</small></td>{''.join(cells)}</tr>")
     out.append("</table>")
+    for baseline, tested in (repeats or {}).items():
+        out.append(f"<p class='repeat'>Baseline {e(baseline)} has the same configuration as {e(tested)} (every "
+                   f"default resolved alike): it was run once, its column is {e(tested)}'s.</p>")
     if not_run:
         out.append("<p>Not run: " + "; ".join(f"{e(k)}: {e(v)}" for k, v in not_run.items()) + "</p>")
     for ex in c.experiments:
@@ -225,13 +229,15 @@ def html_page(c: Characterization, criteria: list[Criterion], title: str, not_ru
     return "\n".join(out)
 
 
-def write(c: Characterization, outdir: Path, criteria: list[Criterion], title: str, not_run: dict[str, str]) -> Path:
-    """Writes report.html, results.json and runs.parquet into ``outdir``; returns the page."""
+def write(c: Characterization, outdir: Path, criteria: list[Criterion], title: str, not_run: dict[str, str],
+          repeats: dict[str, str] | None = None) -> Path:
+    """Writes report.html, results.json and runs.parquet into ``outdir``; returns the page.
+    ``repeats`` names the baselines left out as the same as the discipline under test."""
     import pandas as pd
 
     outdir.mkdir(parents=True, exist_ok=True)
     page = outdir / "report.html"
-    page.write_text(html_page(c, criteria, title, not_run))
+    page.write_text(html_page(c, criteria, title, not_run, repeats))
     summary = {
         crit.key: {aqm: dict(zip(("verdict", "stat"), _verdict_json(judge(c, crit, aqm)))) for aqm in c.aqms}
         for crit in criteria
@@ -243,6 +249,7 @@ def write(c: Characterization, outdir: Path, criteria: list[Criterion], title: s
         "criteria": [{**crit.__dict__} for crit in criteria],
         "summary": summary,
         "not_run": not_run,
+        "repeats": repeats or {},
         "errors": [{"aqm": a, "experiment": x, "variant": v, "error": m} for (a, x, v), m in c.errors.items()],
         "runs": c.runs,
     }
