@@ -254,16 +254,14 @@ class Result:
         """Every reported queue's backlog and last departure's sojourn every interval (the
         bottleneck's rows repeat :meth:`queue`), long format: one row per sample and queue."""
         t = self.traces
-        names = self.queue_names
-        cols = {"backlog_bytes": "link_queue_bytes", "backlog_packets": "link_queue_packets", "qdelay_ns": "link_queue_delay_ns"}
-        if not names or len(t.get("link_queue_bytes", ())) == 0:
+        names = pd.Index(self.queue_names)
+        if not len(names) or len(t.get("link_queue_bytes", ())) == 0:
             return pd.DataFrame()
         rows = len(t["link_queue_bytes"]) // len(names)
-        df = pd.DataFrame({"t_s": np.repeat(self._sample_t()[:rows], len(names)),
-                           "queue": pd.Categorical.from_codes(np.tile(np.arange(len(names)), rows), categories=names),
-                           **{k: t[v] for k, v in cols.items()}})
-        df["qdelay_s"] = df.pop("qdelay_ns") * 1e-9
-        return df
+        return pd.DataFrame({"t_s": np.repeat(self._sample_t()[:rows], len(names)),
+                             "queue": pd.Categorical.from_codes(np.tile(np.arange(len(names)), rows), categories=names),
+                             "backlog_bytes": t["link_queue_bytes"], "backlog_packets": t["link_queue_packets"],
+                             "qdelay_s": t["link_queue_delay_ns"] * 1e-9})
 
     def link_sojourn(self) -> pd.DataFrame:
         """Per-packet sojourn times at every reported queue (every n-th departure of each if
@@ -276,7 +274,7 @@ class Result:
                                "qdisc_sojourn_s": t["link_sojourn_qdisc_ns"] * 1e-9, "flow": t["link_sojourn_flow"],
                                "queue": t["link_sojourn_queue"]})
         df = pd.concat([own, others], ignore_index=True).sort_values("t_s", kind="stable", ignore_index=True)
-        df["queue"] = pd.Categorical.from_codes(df["queue"].astype(int), categories=self.queue_names)
+        df["queue"] = pd.Categorical.from_codes(df["queue"].astype(int), categories=pd.Index(self.queue_names))
         return df
 
     def link_delay_histogram(self) -> pd.DataFrame:
@@ -304,7 +302,7 @@ class Result:
         if self.link_queues:
             # The queue each drop or mark happened at, by name (every such link has one).
             slots = np.asarray([-1 if s is None else s for s in self.link_queues])[df["link"].to_numpy(dtype=int)]
-            df["queue"] = pd.Categorical.from_codes(slots, categories=self.queue_names)
+            df["queue"] = pd.Categorical.from_codes(slots, categories=pd.Index(self.queue_names))
         return df
 
     def probe(self) -> pd.DataFrame:

@@ -18,9 +18,28 @@ _TRACE_TYPES = {
     "flow_bytes": np.uint64, "drop_t_ns": np.uint64, "drop_flow": np.uint32, "drop_kind": np.uint8,
     "drop_link": np.uint32, "probe": np.float64,
 }
+# Not recorded by the router: empty, as in a simulated run without them. (The router keeps the
+# sojourn statistics and traces of its bottleneck queue only, not the other queues' the
+# simulator's `link_*` traces carry.)
 _EMPTY = {"tcp_event_t_ns": np.uint64, "tcp_event_flow": np.uint32, "tcp_event_kind": np.uint8,
           "transfer_flow": np.uint32, "transfer_start_ns": np.uint64, "transfer_bytes": np.uint64,
-          "transfer_fct_ns": np.uint64}
+          "transfer_fct_ns": np.uint64, "link_queue_bytes": np.uint64, "link_queue_packets": np.uint32,
+          "link_queue_delay_ns": np.uint64, "link_sojourn_t_ns": np.uint64, "link_sojourn_queue": np.uint32,
+          "link_sojourn_ns": np.uint64, "link_sojourn_qdisc_ns": np.uint64, "link_sojourn_flow": np.uint32}
+# The router's two queues, by its link ids (the engine's FORWARD = 0 and REVERSE = 1).
+_QUEUES = ["bottleneck", "reverse_bottleneck"]
+
+
+def _bottleneck_link(summary: dict) -> dict:
+    """``summary["links"]`` of a live run: the bottleneck queue, whose sojourns the router
+    records (no device queue under its discipline: the two sojourns are one)."""
+    q = summary["queues"][0]
+    delay = {k: summary[f"qdelay_{k}"] for k in ("mean_s", "p50_s", "p90_s", "p95_s", "p99_s", "max_s")}
+    delay["n"] = summary["departures_measured"]
+    return {"queue": "bottleneck", "ends": "L->R", "links": 1, "utilization": summary["utilization"],
+            "drop_rate": q["drops"] / (q["arrivals"] + q["drops_impairment"]) if q["arrivals"] else 0.0,
+            "mark_rate": q["marks"] / q["departures"] if q["departures"] else 0.0,
+            "delay": delay, "qdisc_delay": dict(delay)}
 
 
 class LiveResult(Result):
@@ -105,7 +124,9 @@ def build(plan: LivePlan, rep: Reports) -> LiveResult:
     traces.update({k: np.zeros(0, dtype=t) for k, t in _EMPTY.items()})
     traces["n_flows"] = len(summary["flows"])
     hist = {k: np.asarray(v, dtype=np.uint64) for k, v in rep.router["delay_histogram"].items()}
-    return LiveResult(scenario=scn, summary=summary, traces=traces, delay_histogram=hist)
+    summary["links"] = [_bottleneck_link(summary)]
+    return LiveResult(scenario=scn, summary=summary, traces=traces, delay_histogram=hist,
+                      link_delay_histograms={"bottleneck": hist}, queue_names=list(_QUEUES), link_queues=[0, 1])
 
 
 def _version() -> str:
