@@ -124,8 +124,9 @@ def test_every_queue_has_its_metrics_and_traces_by_name(tmp_path):
                     "links": [{"ends": ["R1", "R2"], "rate": "5Mbps", "delay": "5ms", "device_queue": 3,
                                "queue": {"type": "drop_tail", "limit": "50p"}}]},
         "flows": [{"type": "udp", "rate": "10Mbps", "rtt": "60ms", "route": ["R0", "R2"]}],
-        "traces": {"queue": True, "sojourn": True, "drops": True},
+        "traces": {"queue": True, "sojourn": True, "drops": True, "probe": True},
     }
+    d["network"]["links"][0]["reverse_queue"] = {"type": "pie"}
     r = aqmlab.run(d, progress=False)
     links = {q["queue"]: q for q in r.summary["links"]}
     assert list(links) == ["bottleneck", "reverse_bottleneck", "R1->R2", "R2->R1"]
@@ -145,5 +146,8 @@ def test_every_queue_has_its_metrics_and_traces_by_name(tmp_path):
     assert (soj["queue"] == "R1->R2").sum() == departures - 3
     drops = read("drops")
     assert set(drops["queue"]) == {"R1->R2"}
+    # Each queue's discipline variables, by name: the PIE queue's, not the DropTail ones'.
+    probe = read("link_probe")
+    assert set(probe["queue"]) == {"R2->R1"} and "prob" in set(probe["variable"])
     hist = read("link_delay_histogram")
     assert hist[hist["queue"] == "R1->R2"]["count"].sum() == hop2["delay"]["n"]

@@ -128,6 +128,8 @@ class Traces(TypedDict):
     drop_link: np.ndarray
     probe_names: list[str]
     probe: np.ndarray
+    link_probe_names: list[list[str]]
+    link_probe: np.ndarray
     tcp_cwnd: np.ndarray
     tcp_ssthresh: np.ndarray
     tcp_srtt_ns: np.ndarray
@@ -277,6 +279,20 @@ class Result:
         df["queue"] = pd.Categorical.from_codes(df["queue"].astype(int), categories=pd.Index(self.queue_names))
         return df
 
+    def link_probe(self) -> pd.DataFrame:
+        """Every queue's discipline variables every interval (with ``traces.probe``), long
+        format: time, queue, variable, value (the access family has none)."""
+        t = self.traces
+        names = t.get("link_probe_names", [])
+        cols = [(q, v) for q, vs in zip(self.queue_names, names) for v in vs]
+        if not cols or len(t.get("link_probe", ())) == 0:
+            return pd.DataFrame()
+        values = t["link_probe"].reshape(-1, len(cols))
+        return pd.DataFrame({"t_s": np.repeat(self._sample_t()[:len(values)], len(cols)),
+                             "queue": [q for q, _ in cols] * len(values),
+                             "variable": [v for _, v in cols] * len(values),
+                             "value": values.ravel()})
+
     def link_delay_histogram(self) -> pd.DataFrame:
         """Every reported queue's link-sojourn histogram over the measured window, long format."""
         frames = [pd.DataFrame(h).assign(queue=q) for q, h in self.link_delay_histograms.items()]
@@ -407,6 +423,7 @@ class Result:
             "tcp_events": self.tcp_events(), "transfers": self.transfers(),
             "delay_histogram": pd.DataFrame(self.delay_histogram), "link_queue": self.link_queue(),
             "link_sojourn": self.link_sojourn(), "link_delay_histogram": self.link_delay_histogram(),
+            "link_probe": self.link_probe(),
         }
         for name, df in frames.items():
             if len(df):

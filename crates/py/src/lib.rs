@@ -126,6 +126,8 @@ impl Simulation {
         d.set_item("drop_link", array(py, &t.drop_link))?;
         d.set_item("probe_names", t.probe_names.clone())?;
         d.set_item("probe", array(py, &t.probe))?;
+        d.set_item("link_probe_names", t.link_probe_names.clone())?;
+        d.set_item("link_probe", array(py, &t.link_probe))?;
         d.set_item("tcp_cwnd", array(py, &t.tcp_cwnd))?;
         d.set_item("tcp_ssthresh", array(py, &t.tcp_ssthresh))?;
         d.set_item("tcp_srtt_ns", array(py, &t.tcp_srtt_ns))?;

@@ -154,6 +154,32 @@ impl Simulation {
         }
     }
 
+    /// The discipline of each queue that has one (not the access family's many).
+    fn single_qdisc(&self, q: &Queue) -> Option<&aqm::Qdisc> {
+        match q.members[..] {
+            [m] => self.links[m as usize].qdisc.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Each queue's probe variable names (none for the access family).
+    pub(crate) fn queue_probe_names(&self) -> Vec<Vec<&'static str>> {
+        self.queues.iter().map(|q| self.single_qdisc(q).map_or(vec![], |d| d.probe_names())).collect()
+    }
+
+    /// Samples every queue's discipline variables into the `link_probe` trace.
+    pub(crate) fn probe_queues(&mut self) {
+        let mut row = std::mem::take(&mut self.probe_buf);
+        row.clear();
+        for q in &self.queues {
+            if let Some(d) = self.single_qdisc(q) {
+                d.probe(&mut row);
+            }
+        }
+        self.traces.link_probe.extend_from_slice(&row);
+        self.probe_buf = row;
+    }
+
     /// Records the departure of `pkt` from link `l`'s queue (slot `slot`) at `now`, having
     /// left the discipline at `left_qdisc`: histograms in the measured window, the periodic
     /// trace's last sojourn, and the per-packet traces (`sojourn` for the bottleneck, whose

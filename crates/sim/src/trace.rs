@@ -136,6 +136,11 @@ pub struct Traces {
     pub drop_kind: Vec<u8>,
     pub drop_link: Vec<u32>,
     pub probe_names: Vec<&'static str>,
+    /// Every reported queue's discipline variables every interval (with `probe`): per queue its
+    /// names (none for the access family, a discipline per host), and the values row-major, a
+    /// row per sample holding each queue's variables in queue order.
+    pub link_probe_names: Vec<Vec<&'static str>>,
+    pub link_probe: Vec<f64>,
     pub probe: Vec<f64>,
     pub tcp_cwnd: Vec<f64>,
     pub tcp_ssthresh: Vec<f64>,

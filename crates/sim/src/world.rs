@@ -177,6 +177,7 @@ impl Simulation {
                 self.traces.probe_names = q.probe_names();
                 self.traces.probe_names.extend(self.ppv.probe_names());
             }
+            self.traces.link_probe_names = self.queue_probe_names();
         }
         if self.cfg.traces.any_periodic() {
             self.sched.at(0, Event::Sample);
@@ -381,6 +382,9 @@ impl Simulation {
         let next = now + tc.interval_ns;
         if self.cfg.traces.queue {
             self.sample_queues();
+        }
+        if self.cfg.traces.probe {
+            self.probe_queues();
         }
         if next <= self.cfg.duration_ns {
             self.sched.at(next, Event::Sample);

@@ -101,3 +101,24 @@ fn rate_limited_access_links_are_one_family() {
     assert!((access.utilization - 2.0 / 400.0).abs() < 1e-5, "access utilization {}", access.utilization);
     assert_eq!(sim.summary().queues.iter().map(|q| q.queue.as_str()).collect::<Vec<_>>(), ["bottleneck", "reverse_bottleneck", "access"]);
 }
+
+#[test]
+fn every_queue_s_discipline_variables_are_traced() {
+    // PIE on hop 2 (10 Mb/s offered to 5 Mb/s): an unresponsive overload keeps its queue delay
+    // above target, so PIE raises its drop probability (RFC 8033 §4.2: p grows while
+    // qdelay > target) towards the 1/2 at which its early drops alone remove the excess, the
+    // queue then near target; above 0.3 at the end. DropTail on hop 1 has no variables.
+    let mut c = two_hops();
+    c.traces.probe = true;
+    let pie: QdiscConfig = serde_json::from_str(r#"{"type":"pie","limit":{"packets":50}}"#).unwrap();
+    c.network.as_mut().unwrap().links[0].queue = pie;
+    let mut sim = Simulation::new(c).unwrap();
+    sim.run();
+    let t = &sim.traces;
+    assert_eq!(t.link_probe_names.len(), 4);
+    assert!(t.link_probe_names[0].is_empty() && t.link_probe_names[2][0] == "prob", "{:?}", t.link_probe_names);
+    let width: usize = t.link_probe_names.iter().map(Vec::len).sum();
+    assert_eq!(t.link_probe.len(), width * t.sample_t.len());
+    let prob_at_end = t.link_probe[t.link_probe.len() - width];
+    assert!(prob_at_end > 0.3, "PIE's drop probability on hop 2 at the end: {prob_at_end}");
+}

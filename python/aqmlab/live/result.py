@@ -25,7 +25,8 @@ _EMPTY = {"tcp_event_t_ns": np.uint64, "tcp_event_flow": np.uint32, "tcp_event_k
           "transfer_flow": np.uint32, "transfer_start_ns": np.uint64, "transfer_bytes": np.uint64,
           "transfer_fct_ns": np.uint64, "link_queue_bytes": np.uint64, "link_queue_packets": np.uint32,
           "link_queue_delay_ns": np.uint64, "link_sojourn_t_ns": np.uint64, "link_sojourn_queue": np.uint32,
-          "link_sojourn_ns": np.uint64, "link_sojourn_qdisc_ns": np.uint64, "link_sojourn_flow": np.uint32}
+          "link_sojourn_ns": np.uint64, "link_sojourn_qdisc_ns": np.uint64, "link_sojourn_flow": np.uint32,
+          "link_probe": np.float64}
 # The router's two queues, by its link ids (the engine's FORWARD = 0 and REVERSE = 1).
 _QUEUES = ["bottleneck", "reverse_bottleneck"]
 
@@ -122,6 +123,7 @@ def build(plan: LivePlan, rep: Reports) -> LiveResult:
     for k in ("tcp_cwnd", "tcp_ssthresh", "tcp_srtt_ns"):
         traces[k] = np.asarray([np.nan if v is None else v for v in tcp[k]], dtype=np.float64)
     traces.update({k: np.zeros(0, dtype=t) for k, t in _EMPTY.items()})
+    traces["link_probe_names"] = []
     traces["n_flows"] = len(summary["flows"])
     hist = {k: np.asarray(v, dtype=np.uint64) for k, v in rep.router["delay_histogram"].items()}
     summary["links"] = [_bottleneck_link(summary)]
