@@ -31,7 +31,7 @@ def test_summary_is_consistent(small_result):
 def test_traces_are_dataframes(small_result):
     r = small_result
     q = r.queue()
-    assert list(q.columns) == ["t_s", "backlog_bytes", "backlog_packets", "qdelay_s", "rate_bps"]
+    assert list(q.columns) == ["t_s", "backlog_bytes", "backlog_packets", "sojourn_mean_s", "last_sojourn_s", "rate_bps"]
     assert len(q) == 401  # every 10 ms from 0 to 4 s inclusive
     assert (q["rate_bps"] == 10_000_000).all()
     assert q["backlog_packets"].max() <= 50

@@ -16,6 +16,11 @@ from aqmlab.catalog.core import (
     DEVIATES,
     MISSING,
     NOT_DISCRIMINATING,
+    NULL_EXEMPT,
+    NULL_IMPOSSIBLE,
+    NULL_JUDGED,
+    NULL_NONE,
+    NULL_UNAVAILABLE,
     REPRODUCED,
     Expectation,
     overall,
@@ -127,6 +132,25 @@ def test_null_control_that_meets_the_claim_makes_it_not_discriminating():
     # A claim exempted from the null control (not about the AQM), and an experiment without one.
     assert _exp(lo=0.95, null=False).judge(ok, _seeds(0.99, 0.99)).verdict == REPRODUCED
     assert e.judge(ok).verdict == REPRODUCED
+
+
+def test_a_claim_the_null_control_cannot_have_is_labelled_not_skipped():
+    ok = _seeds(0.99, 0.99, 0.98, 0.99, 0.99)
+    no_probe = [{"other": 1.0}, {"other": 2.0}]  # the DropTail runs have no such metric
+    # Declared: judged on the AQM alone, and labelled with the reason.
+    c = _exp(lo=0.95, no_null="a drop probability DropTail does not have").judge(ok, no_probe)
+    assert (c.verdict, c.null_state) == (REPRODUCED, NULL_IMPOSSIBLE)
+    assert "no null control possible: a drop probability DropTail does not have" in c.detail
+    # Declared, the null control is not judged even if it happens to have a value.
+    c = _exp(lo=0.95, no_null="reason").judge(ok, _seeds(0.99, 0.99))
+    assert (c.verdict, c.null_state) == (REPRODUCED, NULL_IMPOSSIBLE)
+    # Undeclared: said in the detail and in the state, which the catalog tests forbid.
+    c = _exp(lo=0.95).judge(ok, no_probe)
+    assert c.null_state == NULL_UNAVAILABLE and "gave no value" in c.detail
+    # Judged, exempt, or no null runs at all.
+    assert _exp(lo=0.95).judge(ok, _seeds(0.5, 0.5)).null_state == NULL_JUDGED
+    assert _exp(lo=0.95, null=False).judge(ok, _seeds(0.5)).null_state == NULL_EXEMPT
+    assert _exp(lo=0.95).judge(ok).null_state == NULL_NONE
 
 
 def test_aqm_off_keeps_the_buffer_and_the_schedulers():

@@ -108,8 +108,13 @@ pub struct Traces {
     pub sample_t: Vec<Nanos>,
     pub queue_bytes: Vec<u64>,
     pub queue_packets: Vec<u32>,
-    /// Sojourn time of the most recent departure at each sample (what Linux PIE calls qdelay).
-    pub queue_delay_ns: Vec<u64>,
+    /// Sojourn of the most recent departure at each sample, 0 while the queue is empty (what
+    /// Linux PIE's timestamp mode reads as qdelay): one packet's wait, not an average.
+    pub last_sojourn_ns: Vec<u64>,
+    /// Mean sojourn (enqueue to transmission start) of the packets that started transmission
+    /// since the previous sample; NaN when none did. The queueing delay packets experienced,
+    /// per interval: what the catalog's time series use.
+    pub sojourn_mean_ns: Vec<f64>,
     pub link_rate_bps: Vec<u64>,
     pub sojourn_t: Vec<Nanos>,
     /// Link sojourn: discipline enqueue to the start of transmission.
@@ -157,4 +162,11 @@ mod tests {
         assert_eq!(h.max_ns, 1_000_000_000);
         assert_eq!(h.buckets().map(|(_, _, c)| c).sum::<u64>(), 1000);
     }
+}
+
+/// The mean of an interval's (sum, count) of sojourns in ns, NaN for an interval without
+/// departures; resets the pair for the next interval.
+pub fn interval_mean(acc: &mut (u64, u64)) -> f64 {
+    let (sum, n) = std::mem::take(acc);
+    if n == 0 { f64::NAN } else { sum as f64 / n as f64 }
 }

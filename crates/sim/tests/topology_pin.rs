@@ -25,7 +25,7 @@ pub fn run_hash(cfg: SimConfig) -> u64 {
     let t = &sim.traces;
     let text = format!(
         "{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{}",
-        t.sample_t, t.queue_bytes, t.queue_packets, t.queue_delay_ns, t.link_rate_bps, t.sojourn_t, t.sojourn_ns,
+        t.sample_t, t.queue_bytes, t.queue_packets, t.last_sojourn_ns, t.link_rate_bps, t.sojourn_t, t.sojourn_ns,
         t.sojourn_qdisc_ns, t.sojourn_flow, t.flow_bytes, t.drop_t, t.drop_flow, t.drop_kind, t.drop_link,
         t.probe_names, t.probe, t.tcp_cwnd, t.tcp_ssthresh, t.tcp_srtt_ns, t.tcp_event_t, t.tcp_event_flow,
         t.tcp_event_kind, sim.delivered_packets, serde_json::to_string(&sim.summary()).unwrap()

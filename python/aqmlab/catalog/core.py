@@ -18,6 +18,13 @@ NOT_DISCRIMINATING = "not discriminating"
 MISSING = "missing"
 VERDICTS = (REPRODUCED, DEVIATES, NOT_DISCRIMINATING, MISSING)
 
+# How a claim stands against its null control (Check.null_state).
+NULL_JUDGED = "judged"            # the null control's value was computed and judged
+NULL_EXEMPT = "exempt"            # the claim is not about the AQM (Expectation.null False)
+NULL_IMPOSSIBLE = "impossible"    # about an AQM variable a DropTail queue does not have (no_null)
+NULL_UNAVAILABLE = "unavailable"  # null runs exist but gave no value, and no reason was declared
+NULL_NONE = "none"                # the experiment has no null-control runs
+
 
 @dataclass(frozen=True)
 class Paper:
@@ -42,7 +49,10 @@ class Expectation:
     ``scale`` with ``unit`` (e.g. scale 1e3, unit "ms" for a delay kept in seconds).
 
     The claim is judged over seeds and against a null control (:mod:`aqmlab.catalog.seeds`);
-    ``null=False`` exempts a claim that is not about the AQM (say why in ``reason``). What verdict
+    ``null=False`` exempts a claim that is not about the AQM (say why in ``reason``); ``no_null``
+    says why a claim about the AQM cannot be judged on the null control at all (it reads a
+    variable of the AQM, e.g. its drop probability, that a DropTail queue does not have): the
+    claim is then labelled so in the report instead of being silently left unchecked. What verdict
     each claim is expected to get lives in :mod:`aqmlab.catalog.expected`, with its reason."""
 
     metric: str
@@ -55,6 +65,7 @@ class Expectation:
     unit: str = ""
     scale: float = 1.0
     null: bool = True
+    no_null: str = ""
 
     def __post_init__(self) -> None:
         if self.lo is None and self.hi is None:
@@ -77,10 +88,11 @@ class Expectation:
         """The verdict on this claim from the metrics of each seed's run and of each null-control
         run (none: the experiment has no null control)."""
         st = stats([m.get(self.metric) for m in seeds], self.lo, self.hi)
-        nl = stats([m.get(self.metric) for m in null], self.lo, self.hi) if null and self.null else None
+        state = self.null_state(null)
+        nl = stats([m.get(self.metric) for m in null], self.lo, self.hi) if state == NULL_JUDGED else None
         value = st.mean
         if not st.usable:
-            return Check(self, value, MISSING, "the metric could not be computed", st, nl)
+            return Check(self, value, MISSING, "the metric could not be computed", st, nl, state)
         lower, upper = st.bounds()
         u = f" {self.unit}" if self.unit else ""
         detail = f"{st.passing}/{st.n} seeds in the band"
@@ -107,7 +119,22 @@ class Expectation:
                     verdict = NOT_DISCRIMINATING
             else:
                 detail += f"; null control (AQM off) fails it: mean {_fmt(nl.mean * self.scale)}{u}"
-        return Check(self, value, verdict, detail, st, nl)
+        elif state == NULL_IMPOSSIBLE:
+            detail += f"; no null control possible: {self.no_null}"
+        elif state == NULL_UNAVAILABLE:
+            detail += "; the null control gave no value for this metric (not judged there)"
+        return Check(self, value, verdict, detail, st, nl, state)
+
+    def null_state(self, null: Sequence[Mapping[str, float]]) -> str:
+        """How this claim stands against the given null-control runs (the NULL_* constants)."""
+        if not null:
+            return NULL_NONE
+        if not self.null:
+            return NULL_EXEMPT
+        if self.no_null:
+            return NULL_IMPOSSIBLE
+        values = [m.get(self.metric) for m in null]
+        return NULL_JUDGED if any(v is not None and not math.isnan(v) for v in values) else NULL_UNAVAILABLE
 
 
 @dataclass(frozen=True)
@@ -120,6 +147,7 @@ class Check:
     detail: str
     seeds: SeedStats | None = None
     null: SeedStats | None = None
+    null_state: str = NULL_NONE
 
     def value_text(self) -> str:
         e = self.expectation

@@ -73,7 +73,7 @@ def _coexistence() -> Experiment:
             m[f"{q}_utilization"] = r.summary["utilization"]
         runs = [(QUEUES[q][0], results[q]) for q in QUEUES]
         fig, ax = plotting.figure(2, 1, height=3.0)
-        plotting.latency_over_time(ax[0, 0], runs, reference_s=0.015, title="Queueing delay (backlog/rate)")
+        plotting.delay_over_time(ax[0, 0], runs, reference_s=0.015, title="Queueing delay (sojourn)")
         plotting.throughput_over_time(ax[1, 0], runs, bin_s=1.0, title="Link throughput")
         fig.tight_layout()
         return Analysis(m, [("One Prague and one CUBIC flow through DualPI2 and through single-queue PIE "
@@ -133,12 +133,12 @@ def _classic_only() -> Experiment:
     def analyse(results, quick: bool) -> Analysis:
         m: dict[str, float] = {}
         for q, r in results.items():
-            m[f"{q}_delay_s"] = metrics.latency_mean(r, WARMUP, r.summary["time_s"])
+            m[f"{q}_delay_s"] = metrics.delay_mean(r, WARMUP, r.summary["time_s"])
             m[f"{q}_utilization"] = r.summary["utilization"]
         m["dualpi2_over_pi2_delay"] = m["dualpi2_delay_s"] / m["pi2_delay_s"]
         m["drop_tail_over_pi2_delay"] = m["drop_tail_delay_s"] / m["pi2_delay_s"]
         fig, ax = plotting.figure(1, 1, height=3.0)
-        plotting.latency_over_time(ax[0, 0], [(CLASSIC_QUEUES[q][0], results[q]) for q in ("dualpi2", "pi2")],
+        plotting.delay_over_time(ax[0, 0], [(CLASSIC_QUEUES[q][0], results[q]) for q in ("dualpi2", "pi2")],
                                    reference_s=0.015, title="Queueing delay, five CUBIC flows")
         fig.tight_layout()
         return Analysis(m, [("DualPI2 and PI² (same gains) with classic traffic only.", fig)])

@@ -11,6 +11,8 @@ dq_threshold 10 KB. Its opponent is ns-3's PIE of the time, with the same printe
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import metrics, plotting
 from .builders import dumbbell
 from .builders import tcp as _tcp
@@ -78,10 +80,11 @@ def _scenario(name: str, aqm: str, n_tcp: int, n_udp: int, quick: bool, target_m
 
 
 def _peak_s(r, t1: float = 10.0) -> float:
-    """The start-up peak: the largest queueing latency (backlog/rate, 10 ms samples) before t1."""
-    lat = metrics.latency(r)
-    sel = lat["t_s"].to_numpy() < t1
-    return float(lat["latency_s"].to_numpy()[sel].max())
+    """The start-up peak: the largest queueing delay (mean sojourn per 10 ms interval, what the
+    paper's delay plots show) before t1."""
+    d = metrics.delay_series(r)
+    sel = d["t_s"].to_numpy() < t1
+    return float(np.nanmax(d["delay_s"].to_numpy()[sel]))
 
 
 def _early_throughput_bps(r, t1: float = 10.0) -> float:
@@ -105,7 +108,7 @@ def _timeline(num: int, n_tcp: int, n_udp: int, figs: tuple[str, str], statement
         m: dict[str, float] = {}
         for aqm, r in results.items():
             end = r.summary["time_s"]
-            m[f"{aqm}_delay_s"] = metrics.latency_mean(r, 10.0, end)
+            m[f"{aqm}_delay_s"] = metrics.delay_mean(r, 10.0, end)
             m[f"{aqm}_peak_s"] = _peak_s(r)
             m[f"{aqm}_utilization"] = r.summary["utilization"]
             m[f"{aqm}_early_throughput_bps"] = _early_throughput_bps(r)
@@ -115,7 +118,7 @@ def _timeline(num: int, n_tcp: int, n_udp: int, figs: tuple[str, str], statement
             m[f"{aqm}_over_pie_early_throughput"] = m[f"{aqm}_early_throughput_bps"] / m["pie_early_throughput_bps"]
         runs = [(AQMS[a][0], results[a]) for a in AQMS]
         fig, ax = plotting.figure(2, 1, height=3.0)
-        plotting.latency_over_time(ax[0, 0], runs, reference_s=TARGET, title=f"{figs[0]}: queue delay, {load}")
+        plotting.delay_over_time(ax[0, 0], runs, reference_s=TARGET, title=f"{figs[0]}: queue delay, {load}")
         plotting.throughput_over_time(ax[1, 0], runs, bin_s=1.0, title=f"{figs[1]}: link throughput, {load}")
         fig.tight_layout()
         return Analysis(m, [(f"Queueing delay and link throughput, PI² (both gain sets) versus PIE, {load} "

@@ -133,9 +133,11 @@ def _full_fraction(r, t0: float, t1: float, level: float = 0.95 * BUFFER) -> flo
 def _settle(r, t0: float, t_end: float) -> float:
     """Seconds from t0 until the 2 s mean queue is back around its mean over the last 20 s before
     t_end, within ±25 % of it on both sides, and stays there for 10 s (the paper's "settling time"
-    read from its plots)."""
-    final_s = metrics.latency_mean(r, t_end - 20.0, t_end)
-    return metrics.settle_time(r, t0, (0.75 * final_s, 1.25 * final_s), 10.0, t_end, smooth_s=2.0)
+    read from its plots). The paper's quantity is the queue length, so this is judged on the
+    backlog (as a delay at the constant link rate: the same curve), not on sojourns."""
+    final_s = metrics.delay_mean(r, t_end - 20.0, t_end, metrics.BACKLOG)
+    return metrics.settle_time(r, t0, (0.75 * final_s, 1.25 * final_s), 10.0, t_end, smooth_s=2.0,
+                               quantity=metrics.BACKLOG)
 
 
 def _phases(change: bool, quick: bool) -> list[tuple[float, float]]:

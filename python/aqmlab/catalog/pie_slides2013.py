@@ -80,7 +80,7 @@ def _dc_static(n: int) -> Experiment:
         m["pie_over_red_delay"] = m["pie_delay_s"] / m["red_delay_s"]
         fig, ax = plotting.figure(2, 1)
         runs = [("RED+ECN", results["red"]), ("PIE+ECN", results["pie"])]
-        plotting.latency_over_time(ax[0, 0], runs, unit="us", reference_s=DC_REF, title=f"{n} CUBIC flow(s): queueing latency")
+        plotting.delay_over_time(ax[0, 0], runs, unit="us", reference_s=DC_REF, title=f"{n} CUBIC flow(s): queueing latency")
         plotting.throughput_over_time(ax[1, 0], runs, bin_s=0.01, unit="Gb/s", title=f"{n} CUBIC flow(s): throughput")
         fig.tight_layout()
         return Analysis(m, [(f"RED+ECN vs PIE+ECN with {n} CUBIC flow(s) at 10 Gb/s, RTT 100 µs (slides 'Simulation RED+ECN vs. PIE+ECN').", fig)])
@@ -123,14 +123,14 @@ DC1, DC5, DC20 = (_dc_static(n) for n in (1, 5, 20))
 # ---- Data centre, dynamic: traffic intensity and capacity -----------------------------------
 
 def _dc_dynamic_analyse(results, bounds: list[float], skip: float, title: str) -> tuple[dict, object]:
-    m = metrics.phase_latencies(results, bounds, skip)
+    m = metrics.phase_delays(results, bounds, skip)
     for aqm in ("red", "pie"):
         m[f"{aqm}_utilization"] = results[aqm].summary["utilization"]
     m["pie_over_red_worst_phase"] = max(m[f"pie_phase{i}_s"] / m[f"red_phase{i}_s"] for i in range(1, len(bounds)))
     m["pie_max_phase_s"] = max(m[f"pie_phase{i}_s"] for i in range(1, len(bounds)))
     fig, ax = plotting.figure(2, 1)
     runs = [("RED+ECN", results["red"]), ("PIE+ECN", results["pie"])]
-    plotting.latency_over_time(ax[0, 0], runs, unit="us", reference_s=DC_REF, title=f"{title}: queueing latency")
+    plotting.delay_over_time(ax[0, 0], runs, unit="us", reference_s=DC_REF, title=f"{title}: queueing latency")
     plotting.throughput_over_time(ax[1, 0], runs, bin_s=0.01, unit="Gb/s", title=f"{title}: throughput")
     for a in ax[:, 0]:
         plotting.mark_changes(a, bounds[1:-1])
@@ -257,7 +257,7 @@ def _delref_analyse(results, quick: bool) -> Analysis:
     r = results["pie"]
     b = _delref_bounds(quick)
     skip = 5.0
-    m = metrics.phase_latencies(results, b, skip)
+    m = metrics.phase_delays(results, b, skip)
     for i, ref_ms in enumerate(_DELREFS_MS, 1):
         m[f"ref{ref_ms}_delay_over_ref"] = m[f"pie_phase{i}_s"] / (ref_ms / 1e3)
     m["worst_delay_over_ref"] = max(abs(m[f"ref{r_ms}_delay_over_ref"] - 1) for r_ms in _DELREFS_MS)
@@ -266,7 +266,7 @@ def _delref_analyse(results, quick: bool) -> Analysis:
                             for t, t_end, ref_ms in zip(b[1:-1], b[2:], _DELREFS_MS[1:]))
     m["utilization"] = r.summary["utilization"]
     fig, ax = plotting.figure(1, 1, height=3.4)
-    plotting.latency_over_time(ax[0, 0], [("PIE", r)], title="200 SACK flows, 100 Mb/s, del_ref 20 → 10 → 5 ms")
+    plotting.delay_over_time(ax[0, 0], [("PIE", r)], title="200 SACK flows, 100 Mb/s, del_ref 20 → 10 → 5 ms")
     for (t0, t1), ref_ms in zip(zip(b, b[1:]), _DELREFS_MS):
         ax[0, 0].hlines(ref_ms, t0, t1, colors="k", linestyles="--", lw=0.8)
     plotting.mark_changes(ax[0, 0], b[1:-1])

@@ -58,13 +58,13 @@ def _analyse(policy: str):
         t_step, end = _timeline(quick)
         settle = STABLE_FOR + 5.0 if policy == "drain_rate" else 5.0
         m = {
-            "delay_before_s": metrics.latency_mean(r, 5.0, t_step),
-            "delay_after_s": metrics.latency_mean(r, t_step + settle, end),
+            "delay_before_s": metrics.delay_mean(r, 5.0, t_step),
+            "delay_after_s": metrics.delay_mean(r, t_step + settle, end),
             "reference_lowered_after_s": _reference_lowered_after(r, t_step),
             "utilization": r.summary["utilization"],
         }
         fig, ax = plotting.figure(1, 1, height=3.4)
-        plotting.latency_over_time(ax[0, 0], [("PIE", r)], title=f"target_policy = {policy}: 50 TCP, 10 → 100 Mb/s")
+        plotting.delay_over_time(ax[0, 0], [("PIE", r)], title=f"target_policy = {policy}: 50 TCP, 10 → 100 Mb/s")
         p = r.probe()
         if "target_s" in p:
             ax[0, 0].plot(p["t_s"], p["target_s"] * 1e3, "k--", lw=0.8, label="PIE's reference")

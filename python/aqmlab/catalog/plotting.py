@@ -20,18 +20,18 @@ def figure(rows: int = 1, cols: int = 1, width: float = 7.5, height: float = 2.8
     return fig, axes
 
 
-def latency_over_time(ax, runs: Sequence[tuple[str, object]], *, unit: str = "ms",
+def delay_over_time(ax, runs: Sequence[tuple[str, object]], *, unit: str = "ms",
                       reference_s: float | None = None, title: str = ""):
-    """Queueing latency (backlog/rate) of each (label, result) against time."""
+    """Queueing delay (mean sojourn per trace interval) of each (label, result) against time."""
     scale = {"ms": 1e3, "us": 1e6}[unit]
     shown = "µs" if unit == "us" else unit
     for label, r in runs:
-        lat = metrics.latency(r)
-        ax.plot(lat["t_s"], lat["latency_s"] * scale, lw=0.7, label=label)
+        d = metrics.delay_series(r)
+        ax.plot(d["t_s"], d["delay_s"] * scale, lw=0.7, label=label)
     if reference_s is not None:
         ax.axhline(reference_s * scale, color="k", ls="--", lw=0.8, label=f"reference {reference_s * scale:g} {shown}")
     ax.set_xlabel("time (s)")
-    ax.set_ylabel(f"queueing latency ({shown})")
+    ax.set_ylabel(f"queueing delay, sojourn ({shown})")
     ax.set_title(title, fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", loc="upper right")

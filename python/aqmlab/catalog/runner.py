@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .core import Check, Experiment, overall
+from .core import NULL_UNAVAILABLE, Check, Experiment, overall
 from .registry import get
 
 
@@ -59,7 +59,8 @@ class Outcome:
                         "source": c.expectation.source, "band": c.expectation.band_text(),
                         "value": _finite(c.value), "verdict": c.verdict, "detail": c.detail,
                         "seeds_in_band": c.seeds.passing if c.seeds else None,
-                        "seeds": c.seeds.n if c.seeds else None} for c in self.checks],
+                        "seeds": c.seeds.n if c.seeds else None, "null_control": c.null_state}
+                       for c in self.checks],
             "scenarios": self.scenarios_toml,
         }
 
@@ -175,7 +176,8 @@ def assemble(exp: Experiment, quick: bool, tasks: Sequence[Task], results: Seque
     if errors:
         # Said on every claim that should have had a null control: its verdict is then unchecked.
         note = f"; null control not judged (its analysis failed: {errors[0]})"
-        checks = [replace(c, detail=c.detail + note) if c.expectation.null and c.null is None else c for c in checks]
+        checks = [replace(c, detail=c.detail + note, null_state=NULL_UNAVAILABLE)
+                  if c.expectation.null and not c.expectation.no_null and c.null is None else c for c in checks]
     return Outcome(
         id=exp.id, quick=quick, metrics=first.metrics,
         checks=checks, figures=first.figures,
