@@ -34,6 +34,17 @@ def test_quick_run_judges_every_claim(quick_outcomes, exp_id):
     assert set(out.scenarios_toml) == set(exp.scenarios(True))
 
 
+DETERMINISTIC = [e.id for e in catalog.experiments() if e.deterministic]
+
+
+@pytest.mark.parametrize("exp_id", DETERMINISTIC)
+def test_a_deterministic_experiment_gives_the_same_numbers_on_another_seed(quick_outcomes, exp_id):
+    from aqmlab.catalog.runner import Task, run_task
+
+    again = run_task(Task(exp_id, True, 1, False))
+    assert again.metrics == quick_outcomes[exp_id].metrics
+
+
 def test_every_expected_verdict_names_a_claim_and_gives_a_reason():
     claims = {(e.id, expected.claim_key(e, i)) for e in catalog.experiments() for i in range(len(e.expectations))}
     for table in (expected.QUICK, expected.FULL):

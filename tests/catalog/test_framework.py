@@ -153,6 +153,21 @@ def test_a_claim_the_null_control_cannot_have_is_labelled_not_skipped():
     assert _exp(lo=0.95).judge(ok).null_state == NULL_NONE
 
 
+def test_null_only_switches_off_the_aqm_under_test_and_keeps_the_reference():
+    def build(quick):
+        return {}
+
+    def analyse(results, quick):
+        return None
+
+    base = {"id": "x", "title": "t", "paper": catalog.get("pi2wns3-s1").paper, "figure": "f", "statement": "s",
+            "scenarios": build, "analyse": analyse, "expectations": (_exp(lo=0.0),)}
+    some = catalog.Experiment(**base, null_only=("pi2",))
+    assert [some.nulled(x) for x in ("pi2-5ms", "pi2final-20ms", "pie-5ms")] == [True, True, False]
+    every = catalog.Experiment(**base)
+    assert every.nulled("pie-5ms") and every.nulled("pi2-5ms")
+
+
 def test_aqm_off_keeps_the_buffer_and_the_schedulers():
     assert null.aqm_off({"type": "pie", "limit": "200p", "target": "20ms"}) == {"type": "drop_tail", "limit": "200p"}
     sp = {"type": "strict_priority", "high_limit": "100p", "low": {"type": "fq_pie", "limit": "300p", "pie": {"target": "5ms"}}}

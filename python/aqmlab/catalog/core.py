@@ -186,7 +186,14 @@ class Experiment:
     - ``quick_shortens``: False when the quick variant computes the same metrics (e.g. analysis
       only, with coarser plots).
     - ``null_control``: False for an experiment whose scenarios have no AQM to switch off (say
-      why in ``notes``); otherwise every scenario is also run with DropTail in place of the AQM."""
+      why in ``notes``); otherwise every scenario is also run with DropTail in place of the AQM.
+    - ``null_only``: label prefixes of the scenarios the null control switches off (empty: all).
+      For an experiment whose every claim compares an AQM under test with a reference AQM ("PI²
+      no worse than PIE"), only the one under test is replaced: replacing both gives a ratio of
+      1 by construction, which tests neither.
+    - ``deterministic``: the scenarios draw no random numbers (fixed starts, CBR sources, an AQM
+      that drops by threshold), so every seed gives the same run; one seed and one null-control
+      run are judged, and the test suite checks that a second seed changes nothing."""
 
     id: str
     title: str
@@ -199,6 +206,8 @@ class Experiment:
     notes: tuple[str, ...] = ()
     quick_shortens: bool = True
     null_control: bool = True
+    null_only: tuple[str, ...] = ()
+    deterministic: bool = False
 
     def __post_init__(self) -> None:
         if not self.expectations:
@@ -207,6 +216,10 @@ class Experiment:
     def judge(self, seeds: Sequence[Mapping[str, float]],
               null: Sequence[Mapping[str, float]] = ()) -> list[Check]:
         return [e.judge(seeds, null) for e in self.expectations]
+
+    def nulled(self, label: str) -> bool:
+        """Whether the null control switches off the AQM of the scenario ``label``."""
+        return not self.null_only or label.startswith(self.null_only)
 
 
 def overall(checks: list[Check]) -> str:

@@ -12,6 +12,10 @@ of each added connection (spread over 20 ms), the marker's bucket depth.
 
 Runs are cheap (the longest, 150 s of scenario 3, simulates in about 2 s), so the ``--quick``
 variants are the full-length runs and their verdicts are final (``quick_shortens=False``).
+The PVPIE scenarios draw no random numbers (fixed starts, CBR, a threshold filter, token-bucket
+markers), so every seed gives the same run: they are judged on one seed (``deterministic``),
+which the test suite checks; scenario 4 also runs plain PIE, which drops at random, and keeps
+the five seeds.
 """
 
 from __future__ import annotations
@@ -131,24 +135,41 @@ def _windows(steps: int) -> list[tuple[float, float]]:
     return [(k * STEP + TRANSIENT, (k + 1) * STEP) for k in range(steps)]
 
 
+def transient_windows(steps: int) -> list[tuple[float, float]]:
+    """The 5 s transient after each change (30 s, 60 s, ...): what the steady windows leave out."""
+    return [(k * STEP, k * STEP + TRANSIENT) for k in range(1, steps)]
+
+
 def _mean(s: dict, key: str, w: tuple[float, float]) -> float:
     sel = (s["t_s"] > w[0]) & (s["t_s"] <= w[1])
     return float(np.mean(s[key][sel])) if sel.any() else math.nan
 
 
-def _share_metrics(series: dict, a: str, b: str, windows: list[tuple[float, float]]) -> dict[str, float]:
-    """Per window: measured and desired ratio of class a's per-flow throughput to class b's, and
-    the worst relative deviation over the windows where both classes are present."""
-    m, worst = {}, 0.0
+def share_ratios(series: dict, a: str, b: str, windows: list[tuple[float, float]]) -> dict[int, tuple[float, float]]:
+    """Per window index, where both classes are present: the measured and the desired ratio of
+    class a's per-flow throughput to class b's, each from the window's means."""
+    out = {}
     for k, w in enumerate(windows):
         if _mean(series[a], "flows", w) < 1 or _mean(series[b], "flows", w) < 1:
             continue
-        got = _mean(series[a], "per_flow_bps", w) / _mean(series[b], "per_flow_bps", w)
-        want = _mean(series[a], "desired_bps", w) / _mean(series[b], "desired_bps", w)
+        out[k] = (_mean(series[a], "per_flow_bps", w) / _mean(series[b], "per_flow_bps", w),
+                  _mean(series[a], "desired_bps", w) / _mean(series[b], "desired_bps", w))
+    return out
+
+
+def ratio_errors(series: dict, a: str, b: str, windows: list[tuple[float, float]]) -> list[float]:
+    """|measured / desired - 1| of the a/b throughput ratio in each window where both are present."""
+    return [abs(got / want - 1) for got, want in share_ratios(series, a, b, windows).values()]
+
+
+def _share_metrics(series: dict, a: str, b: str, windows: list[tuple[float, float]]) -> dict[str, float]:
+    """Per window: measured and desired ratio of class a's per-flow throughput to class b's, and
+    the worst relative deviation over the windows where both classes are present."""
+    m = {}
+    for k, (got, want) in share_ratios(series, a, b, windows).items():
         m[f"ratio_step{k}"] = got
         m[f"desired_ratio_step{k}"] = want
-        worst = max(worst, abs(got / want - 1))
-    m["ratio_worst_rel_err"] = worst
+    m["ratio_worst_rel_err"] = max(ratio_errors(series, a, b, windows), default=0.0)
     return m
 
 
@@ -185,13 +206,18 @@ def _figure(result, exp_id: str, title: str, target_s: float):
 
 # ---- scenario 1: Gold and Silver TCP flows doubling every 30 s -------------------------------------
 
+def s1_scenario(name: str, rate: str, conns: int, gamma: int = 1) -> dict:
+    """Scenario 1: Gold and Silver policy flows of ``conns`` connections doubling every 30 s."""
+    starts = _doubling(STEP)
+    flows = [_policy_group("gold", "gold", starts, conns, "40ms"), _policy_group("silver", "silver", starts, conns, "40ms")]
+    return _dumbbell(name, queue=_pvpie(gamma=gamma), flows=flows, steps=4, rate=rate, rtt_s=0.040)
+
+
 def _scenario1(panel: str, rate: str, conns: int, figures: str) -> Experiment:
     exp_id = f"pvpie17-1{panel}"
 
     def scenarios(quick: bool) -> dict:
-        starts = _doubling(STEP)
-        flows = [_policy_group("gold", "gold", starts, conns, "40ms"), _policy_group("silver", "silver", starts, conns, "40ms")]
-        return {"pvpie": _dumbbell(exp_id, queue=_pvpie(), flows=flows, steps=4, rate=rate, rtt_s=0.040)}
+        return {"pvpie": s1_scenario(exp_id, rate, conns)}
 
     def analyse(results, quick: bool) -> Analysis:
         r = results["pvpie"]
@@ -202,7 +228,7 @@ def _scenario1(panel: str, rate: str, conns: int, figures: str) -> Experiment:
 
     return Experiment(
         id=exp_id, title=f"Gold and Silver TCP flows doubling every 30 s, {rate}, N_tcp.c = {conns}", paper=PAPER,
-        figure=f"Figs. {figures}, §4 scenario 1", quick_shortens=False,
+        figure=f"Figs. {figures}, §4 scenario 1", quick_shortens=False, deterministic=True,
         statement=f"On a {rate} bottleneck with 1-1, 2-2, 4-4 then 8-8 Gold and Silver TCP flows the shares "
                   "approach the desired ones and the queue delay stays near the 40 ms target"
                   + (" (N_tcp.c = 5 controls the shares better than 1)." if conns == 5 else "."),
@@ -262,7 +288,7 @@ S2 = Experiment(
     figure="Fig. 10, §4 scenario 2",
     statement="Three 30 Mb/s Background UDP flows share 50 Mb/s; Gold and Silver TCP flows joining at 30, 60 "
               "and 90 s get close to their desired share although the aggressive UDP flows stay.",
-    scenarios=_s2_scenarios, analyse=_s2_analyse, notes=NOTES, quick_shortens=False,
+    scenarios=_s2_scenarios, analyse=_s2_analyse, notes=NOTES, quick_shortens=False, deterministic=True,
     expectations=(
         Expectation("tcp_share_of_desired", "The UDP flows cannot take the TCP flows' share.", "Fig. 10, §4",
                     "TCP keeps at least 85 % of the total its TVFs grant it. Not 100 %: after each loss a "
@@ -285,16 +311,22 @@ S2 = Experiment(
 
 # ---- scenario 3: a bottleneck changing every 30 s ----------------------------------------------------
 
+def s3_scenario(name: str, pairs: int, conns: int, gamma: int = 1) -> dict:
+    """Scenario 3: ``pairs`` Gold and Silver policy flows while the capacity steps 10, 50, 100, 50,
+    10 Mb/s every 30 s."""
+    rates = ("10Mbps", "50Mbps", "100Mbps", "50Mbps", "10Mbps")
+    flows = [_policy_group("gold", "gold", [0.0] * pairs, conns, "40ms"),
+             _policy_group("silver", "silver", [0.0] * pairs, conns, "40ms")]
+    schedule = tuple((k * STEP, rates[k]) for k in range(1, 5))
+    return _dumbbell(name, queue=_pvpie(gamma=gamma), flows=flows, steps=5, rate=rates[0], rtt_s=0.040,
+                     schedule=schedule)
+
+
 def _scenario3(panel: str, pairs: int, conns: int, figure: str) -> Experiment:
     exp_id = f"pvpie17-3{panel}"
 
     def scenarios(quick: bool) -> dict:
-        rates = ("10Mbps", "50Mbps", "100Mbps", "50Mbps", "10Mbps")
-        flows = [_policy_group("gold", "gold", [0.0] * pairs, conns, "40ms"),
-                 _policy_group("silver", "silver", [0.0] * pairs, conns, "40ms")]
-        schedule = tuple((k * STEP, rates[k]) for k in range(1, 5))
-        return {"pvpie": _dumbbell(exp_id, queue=_pvpie(), flows=flows, steps=5, rate=rates[0],
-                                   rtt_s=0.040, schedule=schedule)}
+        return {"pvpie": s3_scenario(exp_id, pairs, conns)}
 
     def analyse(results, quick: bool) -> Analysis:
         r = results["pvpie"]
@@ -307,7 +339,7 @@ def _scenario3(panel: str, pairs: int, conns: int, figure: str) -> Experiment:
         figure=f"Fig. {figure}, §4 scenario 3",
         statement="When the capacity changes every 30 s the shares return to the desired ones after the TCP "
                   "transient; Gold fluctuates more with N_tcp.c = 1.",
-        scenarios=scenarios, analyse=analyse, notes=NOTES, quick_shortens=False,
+        scenarios=scenarios, analyse=analyse, notes=NOTES, quick_shortens=False, deterministic=True,
         expectations=(
             Expectation("ratio_worst_rel_err", "The Gold/Silver ratio is within ±25 % of desired after each "
                         "5 s transient.", f"Fig. {figure}", "Issue 7's band; the paper shows transients at "
@@ -353,7 +385,7 @@ def _s4_analyse(results, quick: bool) -> Analysis:
         m[f"{label}_qdelay_p50_s"] = r.summary["qdelay_p50_s"]
         if label != "pie":
             figs.append(_figure(r, f"pvpie17-{label}", f"Scenario {label} (10 Mb/s, τ 20 ms, RTT 100 ms)", 0.020))
-    m["share_error_4b_minus_4a"] = m["4b_share_error"] - m["4a_share_error"]
+    m["4a_over_4b_share_error"] = m["4a_share_error"] / m["4b_share_error"]
     m["pie_tcp_fraction"] = 5 * m["pie_gold_per_flow_bps"] / 10e6
     return Analysis(m, figs)
 
@@ -369,8 +401,9 @@ S4 = Experiment(
         ("Plain PIE runs our `paper` profile (HPSR'13) with the 20 ms target on the same load; TCP's share "
         "there tests footnote 2's belief."),),
     expectations=(
-        Expectation("share_error_4b_minus_4a", "Scenario 4b's shares are closer to desired than 4a's.", "Figs. 13–14",
-                    "Comparative claim of the paper: 4b's error must be the smaller.", hi=0.0),
+        Expectation("4a_over_4b_share_error", "Scenario 4b's shares are closer to desired than 4a's.", "Figs. 13–14",
+                    "Comparative claim of the paper ('the best' against 'the worst case'), read as at least 10 % "
+                    "less error, the margin pvpie17-4-cases gives 'better'.", lo=1.1),
         Expectation("4a_gold_per_flow_bps", "In 4a the UDP flows cannot overwhelm the TCP flows.", "Fig. 13",
                     "Each Gold TCP flow keeps at least half its desired 1.67 Mb/s.", lo=0.5 * S4_DESIRED_GOLD,
                     paper=S4_DESIRED_GOLD, unit="Mb/s", scale=1e-6),
