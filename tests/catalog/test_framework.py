@@ -11,7 +11,7 @@ import pytest
 import aqmlab
 from aqmlab import catalog
 from aqmlab.catalog import cli as catalog_cli
-from aqmlab.catalog import metrics, null, seeds
+from aqmlab.catalog import expected, metrics, null, seeds
 from aqmlab.catalog.core import (
     DEVIATES,
     MISSING,
@@ -55,6 +55,15 @@ def test_registry_holds_every_required_experiment_once():
         assert e.statement and e.figure and e.title
         for x in e.expectations:
             assert x.reason and x.source and x.claim
+
+
+def test_what_the_report_prints_cites_the_paper_or_physics_never_our_tracker():
+    tracker = re.compile(r"\bissues?\s*#?\d|\bissue's\b", re.IGNORECASE)
+    for e in catalog.experiments():
+        texts = [e.figure, e.statement, *e.notes] + [t for x in e.expectations for t in (x.claim, x.source, x.reason)]
+        assert not [t for t in texts if tracker.search(t)], e.id
+    for _, reason in [*expected.QUICK.values(), *expected.FULL.values()]:
+        assert not tracker.search(reason), reason
 
 
 def test_select_by_id_prefix_and_glob():

@@ -55,6 +55,13 @@ def test_phase_delays_skip_the_start_of_each_phase():
     assert math.isclose(m["x_spread_s"], 0.04)
 
 
+def test_within_phase_sd_ignores_the_change_of_level_between_phases():
+    t = np.arange(0, 4, 0.5)
+    # Phase [0, 2): 10 and 30 ms alternating (spread 10 ms); phase [2, 4): a flat 100 ms.
+    d = np.array([0.01, 0.03, 0.01, 0.03, 0.1, 0.1, 0.1, 0.1])
+    assert math.isclose(metrics.within_phase_sd(fake_result(t, d), [0, 2, 4], skip=0), math.sqrt(0.5) * 0.01)
+
+
 def test_settle_time_needs_the_level_held():
     t = np.arange(0, 20, 0.1)
     lat = np.where(t < 13, 0.1, 0.01)

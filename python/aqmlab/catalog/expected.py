@@ -57,6 +57,8 @@ QUICK: dict[tuple[str, str], tuple[str, str]] = {
     ("pie-slides13-dc-5flows", "pie_utilization"): (DEV, "PIE+ECN uses 96–98 % of the link with 5 flows (1 of 5 seeds ≥ 99 %)."),
     ("pie-slides13-dc-20flows", "pie_utilization"): (DEV, "PIE+ECN uses 98.0–98.2 % of the link with 20 flows on every seed, not the slides' '100 %' read as ≥ 99 %; DropTail reaches 100 %."),
     ("pie-slides13-dc-intensity", "pie_utilization"): (ND, "Full utilization under this load is DropTail's too: the claim says the AQM costs no throughput; it does not test the AQM."),
+    ("pie-slides13-dc-intensity", "pie_over_red_utilization"): (DEV, "PIE's utilization is 99.92 % of RED's on every seed (0.25 s quick phases): below it, but by less than the 0.1 % a throughput plot would show as a dip; PIE costs practically no throughput here."),
+    ("pie-slides13-dc-capacity-sack", "pie_sd_sack_over_cubic"): (DEV, "With SACK PIE's delay spreads 1.04–1.13× as much around the phase means as with CUBIC (0.25 s quick phases): not smoother in our runs."),
     ("pie-slides13-dc-capacity", "red_low_over_high"): (ND, "DropTail's latency also rises 5× when the capacity falls to a fifth (a queue in packets drains 5× slower): the rise is physics, not RED."),
     ("pie-slides13-dc-capacity", "pie_max_phase_s"): (DEV, "PIE's worst phase mean is 56 µs (2.8× the 20 µs reference) on every seed in the 0.25 s quick phases."),
     ("pie-slides13-dc-capacity", "pie_utilization"): (ND, "Full utilization under this load is DropTail's too: the claim says the AQM costs no throughput; it does not test the AQM."),
@@ -118,7 +120,7 @@ QUICK: dict[tuple[str, str], tuple[str, str]] = {
     ("pvpie17-4", "pie_tcp_fraction"): (DEV, "Under plain PIE the five Gold TCP flows keep 6.0–6.4 % of the link, just above the 5 % read as 'close to 0'; footnote 2 is a belief the paper did not test."),
     ("pvpie17-filter", "1b_g10_over_g1_transient_err"): (DEV, "On 1b (N_tcp.c = 1) γ = 10T's transients are only about 3 % worse than γ = T's; single drops dominate either way. On 1c and 3a they are 26 % and 12 % worse."),
     ("pvpie17-4-cases", "4a_share_error"): (DEV, "Our 4a gives each Gold TCP flow 21 % above its desired 1.67 Mb/s: off, but inside the ±25 % we call close, so not 'quite far' as in the paper's Fig. 13."),
-    ("l4s-coexist", "dualpi2_rate_ratio"): (DEV, "Prague gets 1.7-1.85 times CUBIC's rate through DualPI2 (4 of 5 quick seeds inside the factor-2 band, the mean's upper bound 2.02 just outside): the coupling balances the two within a factor of two, not exactly; our Prague has no pacing and no AccECN (issue 19 notes)."),
+    ("l4s-coexist", "dualpi2_rate_ratio"): (DEV, "Prague gets 1.7-1.85 times CUBIC's rate through DualPI2 (4 of 5 quick seeds inside the factor-2 band, the mean's upper bound 2.02 just outside): the coupling balances the two within a factor of two, not exactly; our Prague has no pacing and no AccECN (the experiment's notes)."),
     ("l4s-coexist", "dualpi2_utilization"): (ND, "A full link is DropTail's too (its bufferbloat costs no throughput): the claim says DualPI2 keeps the link busy; it does not test the AQM."),
     ("l4s-classic-only", "dualpi2_utilization"): (ND, "A full link is DropTail's too (its bufferbloat costs no throughput): the claim says DualPI2 keeps the link busy; it does not test the AQM."),
 }

@@ -90,7 +90,7 @@ def _coexistence() -> Experiment:
         scenarios=scenarios, analyse=analyse, notes=NOTES,
         expectations=(
             Expectation("dualpi2_rate_ratio", "Prague and CUBIC get about equal rates through DualPI2.",
-                        "RFC 9332 §2.1", "Rate balance 'near 1' (issue 19): within a factor 2 either way, the "
+                        "RFC 9332 §2.1", "Rate balance, RFC 9332's goal: within a factor 2 either way, the "
                         "coupling balances windows only on average.", lo=0.5, hi=2.0, paper=1.0),
             Expectation("dualpi2_l_p99_s", "The L4S flow's packets wait about 1 ms (99th percentile).",
                         "RFC 9332 §1.2, sch_dualpi2 step 1 ms", "Below 2 ms: the 1 ms step plus a packet's "
@@ -104,7 +104,7 @@ def _coexistence() -> Experiment:
                         "RFC 9332 §1.1", "At least 5 ms, so the DualQ's 1 ms claim fails here.", lo=0.005,
                         unit="ms", scale=1e3, null=False),
             Expectation("pie_rate_ratio", "Null control: through a single RFC 3168 queue the scalable flow "
-                        "takes several times the classic flow's rate.", "RFC 9332 §1.1, issue 19 (safety)",
+                        "takes several times the classic flow's rate.", "RFC 9332 §1.1",
                         "At least 3: a scalable flow's rate goes as 1/p, CUBIC's as 1/p^0.75 under the same p.",
                         lo=3.0, null=False),
         ))

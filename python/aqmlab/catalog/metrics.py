@@ -65,6 +65,20 @@ def phase_delays(results, bounds: Sequence[float], skip: float, quantity: str = 
     return m
 
 
+def within_phase_sd(result, bounds: Sequence[float], skip: float, quantity: str = SOJOURN) -> float:
+    """The spread of the queueing delay around each phase's own mean: the root mean square of
+    y - mean(phase) over the samples of every phase [bounds[i] + skip, bounds[i+1]), so that a
+    change of level between phases is not counted as roughness."""
+    d = delay_series(result, quantity)
+    t, y = d["t_s"].to_numpy(), d["delay_s"].to_numpy()
+    dev = []
+    for a, b in itertools.pairwise(bounds):
+        sel = (t >= a + skip) & (t < b) & ~np.isnan(y)
+        dev.append(y[sel] - np.mean(y[sel]) if sel.any() else np.array([]))
+    dev_all = np.concatenate(dev)
+    return float(np.sqrt(np.mean(dev_all ** 2))) if len(dev_all) else math.nan
+
+
 def settle_time(result, t_change: float, band: tuple[float, float], hold: float, t_end: float,
                 smooth_s: float = 0.0, quantity: str = SOJOURN) -> float:
     """Seconds after ``t_change`` until the queueing delay (a trailing mean over ``smooth_s``

@@ -585,7 +585,7 @@ FIG15_16 = Experiment(
 )
 
 
-# ---- Issue 5 acceptance: fluid model versus packet simulation ---------------------------------
+# ---- Fluid model versus packet simulation ---------------------------------
 
 _FLUID_N = (5, 50)
 
@@ -654,12 +654,12 @@ def _fluid_expectations() -> tuple[Expectation, ...]:
 
 FLUID = Experiment(
     id="pie13-fluid", title="Fluid model vs packet simulation on the PIE base scenario", paper=PAPER,
-    figure="§V eqs. (1)–(4) vs §IV-A (issue 5)",
+    figure="§V eqs. (1)–(4) vs §IV-A",
     statement="The analysis of §V rests on the fluid model of TCP and PIE; on the base scenario (10 Mb/s, "
               "100 ms, 5 or 50 flows) its equilibrium should match what the packet-level PIE does: "
               "queueing delay at the reference and the drop probability TCP needs for that load.",
     scenarios=_fluid_scenarios, analyse=_fluid_analyse, expectations=_fluid_expectations(),
-    notes=(("The paper has no such figure; this is our check (issue 5) that the fluid model of aqmlab.analysis "
+    notes=(("The paper has no such figure; this is our check that the fluid model of aqmlab.analysis "
            "describes the simulated system. Fluid: aqmlab.analysis.fluid.fluid_run with PIE's HPSR defaults, "
            "200-packet buffer, 1 ms Euler steps; packet: the pie-base scenario with probes."),),
 )

@@ -18,7 +18,7 @@ the filter threshold (Figs. 5, 8, 15) and between panels (1c against 1b).
 Margins: the paper gives words, not numbers. "Better"/"worse"/"improved" is read as at least 10 %
 apart (a smaller difference does not show on the paper's plots); "much closer" and "highly
 stable" against "high oscillations" as at least a factor 2; "rarely" as at most a quarter of the
-samples; "quite far" as outside the ±25 % band the catalog calls close (issue 7's band).
+samples; "quite far" as outside the ±25 % band that scenario 1's "accurately" gets.
 
 Claims on the filter read PVPIE's own threshold (its probe): a DropTail null control has none, so
 they are labelled as having no possible null control. The share and transient claims are judged
