@@ -213,6 +213,19 @@ def test_settling_is_two_sided():
         metrics.settle_after(t, y, 10.0, (30, 10), 2.0, 26.0)
 
 
+def test_bands_print_the_digits_they_need():
+    assert _exp(lo=0.95, hi=0.999).band_text() == "[0.95, 0.999]"
+    assert _exp(hi=1 / 1.1).band_text() == "≤ 0.909091"
+    assert _exp(lo=240e-6, hi=400e-6, unit="µs", scale=1e6).band_text() == "[240, 400] µs"
+    assert _exp(lo=1e-5).band_text() == "≥ 0.00001"
+    number = re.compile(r"-?\d+(?:\.\d+)?")
+    for e in catalog.experiments():  # every band of the catalog reads back as its bounds
+        for x in e.expectations:
+            bounds = [b * x.scale for b in (x.lo, x.hi) if b is not None]
+            printed = [float(v) for v in number.findall(x.band_text().replace(x.unit, ""))]
+            assert all(math.isclose(p, b, rel_tol=1e-5, abs_tol=1e-12) for p, b in zip(printed, bounds)), (e.id, x.metric)
+
+
 def test_one_sided_bands_print_their_bound():
     assert _exp(lo=1.0).band_text() == "≥ 1" and _exp(hi=2.0, unit="s").band_text() == "≤ 2 s"
 

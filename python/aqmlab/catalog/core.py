@@ -76,8 +76,9 @@ class Expectation:
             raise ValueError(f"expectation on {self.metric!r} needs a claim, a source and a reason")
 
     def band_text(self) -> str:
-        """The band in display units, e.g. "[12, 30] ms" or "≥ 0.95"."""
-        lo, hi = (None if b is None else _fmt(b * self.scale) for b in (self.lo, self.hi))
+        """The band in display units, e.g. "[12, 30] ms" or "≥ 0.95", each bound with the digits it
+        needs (a band of 0.999 is not printed as 1)."""
+        lo, hi = (None if b is None else _fmt_exact(b * self.scale) for b in (self.lo, self.hi))
         unit = f" {self.unit}" if self.unit else ""
         if lo is not None and hi is not None:
             return f"[{lo}, {hi}]{unit}"
@@ -229,6 +230,17 @@ def overall(checks: list[Check]) -> str:
     if verdicts & {DEVIATES, MISSING}:
         return DEVIATES
     return NOT_DISCRIMINATING if NOT_DISCRIMINATING in verdicts else REPRODUCED
+
+
+def _fmt_exact(x: float) -> str:
+    """x with as few significant digits as represent it (3 to 6), without exponent notation."""
+    for digits in range(3, 7):
+        text = f"{x:.{digits}g}"
+        if math.isclose(float(text), x, rel_tol=1e-9):
+            break
+    if "e" in text:
+        text = f"{float(text):.12f}".rstrip("0").rstrip(".")
+    return text
 
 
 def _fmt(x: float) -> str:

@@ -142,6 +142,9 @@ def _fig6_analyse(results, quick: bool) -> Analysis:
     m: dict[str, float] = {}
     fig, axes = plotting.figure(1, 1, height=3.2)
     ax = axes[0, 0]
+    # Distinct styles, and the drop count in the legend: a case without drops is a flat line at
+    # zero that would otherwise vanish under the others' start and the axis.
+    styles = iter(("-", "--", ":", "-."))
     for burst, mb in _BURST_CASES:
         key = f"b{burst}_mb{mb}"
         r = results[f"burst{burst}-maxburst{mb}"]
@@ -151,9 +154,15 @@ def _fig6_analyse(results, quick: bool) -> Analysis:
         m[f"early_drops_{key}"] = len(early)
         m[f"first_drop_{key}_s"] = (t[0] - BURST_START) if len(t) else math.inf
         grid = np.linspace(0.9, 1.5, 601)
-        ax.step(grid, np.searchsorted(t, grid, side="right"), where="post",
-                label=f"burst {burst} ms, max_burst {mb} ms")
+        ax.step(grid, np.searchsorted(t, grid, side="right"), where="post", ls=next(styles), lw=1.4,
+                label=f"burst {burst} ms, max_burst {mb} ms ({len(t)} drops)")
     m["drops_growth_mb0"] = m["drops_b200_mb0"] - m["drops_b100_mb0"]
+    top = max(1, max(m[f"drops_b{b}_mb{mb}"] for b, mb in _BURST_CASES))
+    ax.set_ylim(-0.05 * top, 1.1 * top)
+    # The paper's numbers (§IV-A.4): a 200 ms burst with the 100 ms allowance is dropped from
+    # about 1.1 s; without allowance drops start right away (1.0 s).
+    ax.axvline(BURST_START + 0.1, color="grey", ls=(0, (1, 3)), lw=1.0, label="paper: first drop, 200 ms burst with allowance")
+    ax.axvline(BURST_START, color="k", ls=(0, (1, 3)), lw=0.8, label="paper: first drop without allowance")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("dropped packets (cumulative)")
     ax.set_title("Fig. 6: PIE burst control, a 25 Mb/s UDP burst from t = 1 s", fontsize="medium")
@@ -402,7 +411,8 @@ FIG10 = _testbed("10", False, (
     _frac("pie", 5, 5, "With a 5 ms reference, 70 % of PIE's delays are below 5 ms.", 0.70, _S10),
     _frac("codel", 5, 5, "With a 5 ms target, only 30 % of CoDel's delays are below 5 ms.", 0.30, _S10),
     Expectation("pie_minus_codel_t5_frac_le_5ms", "PIE keeps more packets under 5 ms than CoDel.", _S10,
-                "Comparative (paper: 70 % vs 30 %).", lo=0.0),
+                "Comparative (paper: 70 % vs 30 %, 40 points apart): at least 10 points more under PIE, a "
+                "quarter of the paper's gap and plain on a CDF plot.", lo=0.10),
     Expectation("pie_t5_frac_le_20ms", "With 5 ms references more than 90 % of packets wait under 20 ms (PIE).", _S10,
                 "A lower bound stated in the text.", lo=0.90, paper=0.90),
     Expectation("codel_t5_frac_le_20ms", "With 5 ms references more than 90 % of packets wait under 20 ms (CoDel).",
