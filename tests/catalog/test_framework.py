@@ -299,3 +299,22 @@ def test_cli_rejects_unknown_ids_and_empty_requests(capsys):
     assert "nope" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         p.parse_args(["reproduce", "--all", "-j", "0"])
+
+
+def test_the_summary_page_counts_verdicts_and_seed_robustness_per_paper():
+    from aqmlab.catalog import report
+    from aqmlab.catalog.runner import Outcome
+
+    exp = catalog.get("pi2wns3-s1")
+    checks = [_exp(lo=1.0).judge(_seeds(2, 2, 2, 2, 2)),        # reproduced on every seed
+              _exp(lo=1.0).judge(_seeds(2, 2, 2, 2, 0.5)),      # reproduced on 4 of 5 seeds
+              _exp(lo=1.0).judge(_seeds(0.5, 0.5, 0.5, 0.5, 2)),  # deviates, holds on one seed
+              _exp(lo=1.0).judge(_seeds(2))]                      # a deterministic experiment's one run
+    out = Outcome(id=exp.id, quick=True, metrics={}, checks=checks, figures=[], scenarios_toml={}, text="",
+                  wall_s=0.0, aqmlab_version="x")
+    html = report._paper_summary([(exp, out)])
+    assert "Summary by paper" in html and exp.paper.key in html
+    assert f"<td>4 (1 on one run)</td>" in html
+    assert [c.verdict for c in checks] == [REPRODUCED, REPRODUCED, DEVIATES, REPRODUCED]
+    assert "3 (2 on every seed; 0 without a possible null control)" in html
+    assert "1 (1 in the band on some seeds)" in html
