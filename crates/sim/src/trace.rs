@@ -138,9 +138,28 @@ pub struct Traces {
     pub tcp_event_kind: Vec<u8>,
 }
 
+/// The mean of an interval's (sum, count) of sojourns in ns, NaN for an interval without
+/// departures; resets the pair for the next interval.
+pub fn interval_mean(acc: &mut (u64, u64)) -> f64 {
+    let (sum, n) = std::mem::take(acc);
+    if n == 0 { f64::NAN } else { sum as f64 / n as f64 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interval_mean_is_the_mean_then_resets_and_is_nan_when_nothing_left() {
+        let mut acc = (0, 0);
+        for sojourn in [10, 20, 60] {
+            acc.0 += sojourn;
+            acc.1 += 1;
+        }
+        assert_eq!(interval_mean(&mut acc), 30.0);
+        assert_eq!(acc, (0, 0));
+        assert!(interval_mean(&mut acc).is_nan());
+    }
 
     #[test]
     fn histogram_buckets_are_contiguous_and_precise() {
@@ -162,11 +181,4 @@ mod tests {
         assert_eq!(h.max_ns, 1_000_000_000);
         assert_eq!(h.buckets().map(|(_, _, c)| c).sum::<u64>(), 1000);
     }
-}
-
-/// The mean of an interval's (sum, count) of sojourns in ns, NaN for an interval without
-/// departures; resets the pair for the next interval.
-pub fn interval_mean(acc: &mut (u64, u64)) -> f64 {
-    let (sum, n) = std::mem::take(acc);
-    if n == 0 { f64::NAN } else { sum as f64 / n as f64 }
 }
