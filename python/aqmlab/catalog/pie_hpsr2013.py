@@ -261,6 +261,13 @@ def _fig7_scenarios(quick: bool) -> dict:
 def _fig7_analyse(results, quick: bool) -> Analysis:
     b = _fig7_bounds(quick)
     m, fig = _red_vs_pie(results, b, 5.0 if quick else 10.0, "100 TCP, 100 → 20 → 100 Mb/s", "Fig. 7")
+    # The paper's numbers for RED (§IV-A.5): "settles around 30ms", then "stays high around 300ms"
+    # while the capacity is 20 Mb/s; PIE's are the 20 ms reference already drawn.
+    ax = fig.axes[0]
+    for (t0, t1), y in zip(itertools.pairwise(b), (0.030, 0.300, 0.030)):
+        ax.hlines(y * 1e3, t0, t1, colors="C0", linestyles=(0, (1, 2)), lw=1.5,
+                  label="paper: RED about 30 / 300 ms" if t0 == b[0] else None)
+    ax.legend(fontsize="small", loc="upper right")
     m["pie_over_red_phase2"] = m["pie_phase2_s"] / m["red_phase2_s"]
     m["pie_settle_after_drop_s"] = metrics.settle_time(results["pie"], b[1], SETTLED, 2.0, b[2], smooth_s=0.5)
     return Analysis(m, [("Queueing latency of RED and PIE as the capacity drops to 20 Mb/s and recovers (HPSR'13 Fig. 7).", fig)])
