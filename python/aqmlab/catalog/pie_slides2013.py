@@ -81,7 +81,13 @@ def _dc_static(n: int) -> Experiment:
         fig, ax = plotting.figure(2, 1)
         runs = [("RED+ECN", results["red"]), ("PIE+ECN", results["pie"])]
         plotting.delay_over_time(ax[0, 0], runs, unit="us", reference_s=DC_REF, title=f"{n} CUBIC flow(s): queueing latency")
+        # The slides' number for RED: min_th's 400 packets, "around 320us".
+        ax[0, 0].axhline(320, color="C0", ls=(0, (1, 2)), lw=1.5, label="slides: RED around 320 µs")
+        ax[0, 0].legend(fontsize="small", loc="upper right")
         plotting.throughput_over_time(ax[1, 0], runs, bin_s=0.01, unit="Gb/s", title=f"{n} CUBIC flow(s): throughput")
+        if n == 1:  # the slide's 9.84 Gb/s for PIE with one flow
+            ax[1, 0].axhline(9.84, color="C1", ls=(0, (1, 2)), lw=1.5, label="slides: PIE 9.84 Gb/s")
+            ax[1, 0].legend(fontsize="small", loc="lower right")
         fig.tight_layout()
         return Analysis(m, [(f"RED+ECN vs PIE+ECN with {n} CUBIC flow(s) at 10 Gb/s, RTT 100 µs (slides 'Simulation RED+ECN vs. PIE+ECN').", fig)])
 
