@@ -64,10 +64,12 @@ def throughput_over_time(ax, runs: Sequence[tuple[str, object]], *, bin_s: float
 
 
 def delay_cdfs(ax, runs: Sequence[tuple[str, object]], *, xmax_ms: float, title: str = ""):
-    """CDF of the per-packet queueing delay of each run (HPSR'13 Figs. 10–11)."""
-    for label, r in runs:
+    """CDF of the per-packet queueing delay of each run (HPSR'13 Figs. 10–11). Each run its own
+    line style, the first widest, so that runs with nearly equal CDFs do not hide each other."""
+    for i, (label, r) in enumerate(runs):
         x, f = r.delay_cdf()
-        ax.plot(np.concatenate([[0.0], x * 1e3]), np.concatenate([[0.0], f]), label=label)
+        ax.plot(np.concatenate([[0.0], x * 1e3]), np.concatenate([[0.0], f]), label=label,
+                ls=("-", "--", ":", "-.")[i % 4], lw=max(1.0, 2.6 - 0.7 * i))
     ax.set_xlim(0, xmax_ms)
     ax.set_ylim(0, 1.01)
     ax.set_xlabel("queueing delay (ms)")
