@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install aqmlab with its test tools into .venv and run the whole
 # test suite: the Rust unit and integration tests, then the Python tests (the live tests
-# need root and the Debian packages of scripts/live-setup.sh, which also brings tshark and
+# need root and the Debian packages of scripts/live-setup.sh, which also brings tshark, tcptrace and
 # chromium for the pcap and report tests). About 20 min on 2 cores, a third of it compiling.
 set -euo pipefail
 cd "$(dirname "$0")/.."
