@@ -18,7 +18,7 @@ def python_blocks(path: Path) -> list[str]:
     return re.findall(r"^```python\n(.*?)^```", path.read_text(), flags=re.S | re.M)
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p)], ids=lambda p: p.name)
+@pytest.mark.parametrize("page", [p for p in [*PAGES, ROOT / "README.md"] if python_blocks(p)], ids=lambda p: p.name)
 def test_code_examples_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # examples may write files
     namespace: dict = {}
