@@ -4,7 +4,7 @@
 use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
-use sim::config::{DeviceConfig, Dist, FlowGroup, SimConfig, Transport, UdpConfig};
+use sim::config::{App, DeviceConfig, Dist, FlowGroup, SimConfig, Transport, UdpConfig};
 use sim::Simulation;
 use crate::common::simulation;
 
@@ -18,15 +18,19 @@ const BOTTLENECK_DELAY: u64 = 25 * MS;
 fn cbr(rate_bps: u64, limit: u32, duration: u64) -> SimConfig {
     let mut c = tcp_dumbbell(1, 10_000_000, 100 * MS, QueueLimit::Packets(limit), duration);
     c.bottleneck.delay_ns = BOTTLENECK_DELAY;
-    // The dumbbell's one group (1000-B packets, bulk, no marker), made a CBR source.
-    let group = c.flows[0].clone();
     c.flows = vec![FlowGroup {
         name: "udp".into(),
+        count: 1,
         transport: Transport::Udp(UdpConfig { rate_bps, ecn: false, ect: Default::default() }),
         access_delay_ns: Dist::Fixed(ACCESS),
         receiver_delay_ns: RECEIVER,
         start_ns: Dist::Fixed(0),
-        ..group
+        stop_ns: None,
+        packet_size: 1000,
+        app: App::Bulk,
+        dscp: 0,
+        marker: None,
+        route: None,
     }];
     c
 }
