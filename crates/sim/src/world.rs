@@ -94,8 +94,8 @@ pub struct Simulation {
     pub(crate) invariants: Invariants,
     /// Where each discipline's probabilities sit in its probe vector.
     pub(crate) prob_probes: Vec<(LinkId, Vec<usize>)>,
-    /// Panic at the end of `run_until` if an invariant was violated: on in debug builds and
-    /// with the `strict-invariants` feature (the test suites).
+    /// Panic at the end of `run_until` if an invariant was violated: on in debug builds and in
+    /// the crate's unit tests; the integration tests set it (tests/common).
     pub strict_invariants: bool,
     /// Packets in flight wait in per-link delay lines (see [`crate::engine`]); off, every
     /// arrival goes through the heap: the reference path the lines must match exactly.
@@ -139,7 +139,7 @@ impl Simulation {
             probe_buf: Vec::new(),
             delivered_packets: 0,
             invariants: Invariants::default(),
-            strict_invariants: cfg!(debug_assertions) || cfg!(feature = "strict-invariants"),
+            strict_invariants: cfg!(debug_assertions) || cfg!(test),
             delay_lines: true,
             #[cfg(test)]
             faults: Default::default(),

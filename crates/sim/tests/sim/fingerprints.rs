@@ -11,7 +11,7 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::QueueLimit;
 use sim::bench::{scenario, tcp_dumbbell};
 use sim::config::{App, DeviceConfig, Dist, FlowGroup, SimConfig, SizeDist, TcpConfig, TraceConfig, Transport, UdpConfig};
-use sim::Simulation;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -42,7 +42,7 @@ fn fingerprint(cfg: SimConfig) -> (u64, u64) {
 }
 
 fn fingerprint_with(cfg: SimConfig, reference_path: bool) -> (u64, u64) {
-    let mut sim = Simulation::new(cfg).expect("valid scenario");
+    let mut sim = simulation(cfg).expect("valid scenario");
     if reference_path {
         sim.use_reference_event_path();
     }

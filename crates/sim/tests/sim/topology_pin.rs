@@ -8,7 +8,7 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
 use sim::config::{App, Dist, FlowGroup, ImpairConfig, LossModel, RateStep, SimConfig, Transport, UdpConfig};
-use sim::Simulation;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -20,7 +20,7 @@ fn fnv(bytes: &[u8]) -> u64 {
 
 /// Every trace and the summary of a run, hashed.
 pub fn run_hash(cfg: SimConfig) -> u64 {
-    let mut sim = Simulation::new(cfg).unwrap();
+    let mut sim = simulation(cfg).unwrap();
     sim.run();
     let t = &sim.traces;
     let text = format!(
