@@ -107,11 +107,13 @@ class Traces(TypedDict):
     sample_t_ns: np.ndarray
     queue_bytes: np.ndarray
     queue_packets: np.ndarray
-    queue_delay_ns: np.ndarray
+    last_sojourn_ns: np.ndarray
+    sojourn_mean_ns: np.ndarray
     link_rate_bps: np.ndarray
     link_queue_bytes: np.ndarray
     link_queue_packets: np.ndarray
-    link_queue_delay_ns: np.ndarray
+    link_queue_last_sojourn_ns: np.ndarray
+    link_queue_sojourn_mean_ns: np.ndarray
     link_sojourn_t_ns: np.ndarray
     link_sojourn_queue: np.ndarray
     link_sojourn_ns: np.ndarray
@@ -234,13 +236,17 @@ class Result:
         return np.asarray(self.traces["sample_t_ns"] * 1e-9)
 
     def queue(self) -> pd.DataFrame:
-        """Bottleneck state every interval: backlog, the last departure's sojourn, link rate."""
+        """Bottleneck state every interval: backlog, the mean sojourn of the packets that started
+        transmission since the previous sample (``sojourn_mean_s``, NaN if none did), the most
+        recent departure's sojourn (``last_sojourn_s``, 0 while the queue is empty) and the link
+        rate. See docs/outputs.md, "Queue delay", for which to use."""
         t = self.traces
         return pd.DataFrame({
             "t_s": self._sample_t() if len(t["queue_bytes"]) else np.array([]),
             "backlog_bytes": t["queue_bytes"],
             "backlog_packets": t["queue_packets"],
-            "qdelay_s": t["queue_delay_ns"] * 1e-9,
+            "sojourn_mean_s": t["sojourn_mean_ns"] * 1e-9,
+            "last_sojourn_s": t["last_sojourn_ns"] * 1e-9,
             "rate_bps": t["link_rate_bps"],
         })
 
@@ -253,8 +259,9 @@ class Result:
                              "qdisc_sojourn_s": t["sojourn_qdisc_ns"] * 1e-9, "flow": t["sojourn_flow"]})
 
     def link_queue(self) -> pd.DataFrame:
-        """Every reported queue's backlog and last departure's sojourn every interval (the
-        bottleneck's rows repeat :meth:`queue`), long format: one row per sample and queue."""
+        """Every reported queue's backlog, mean sojourn since the previous sample and last
+        departure's sojourn every interval, as :meth:`queue` has them for the bottleneck (whose
+        rows repeat it), long format: one row per sample and queue."""
         t = self.traces
         names = pd.Index(self.queue_names)
         if not len(names) or len(t.get("link_queue_bytes", ())) == 0:
@@ -263,7 +270,8 @@ class Result:
         return pd.DataFrame({"t_s": np.repeat(self._sample_t()[:rows], len(names)),
                              "queue": pd.Categorical.from_codes(np.tile(np.arange(len(names)), rows), categories=names),
                              "backlog_bytes": t["link_queue_bytes"], "backlog_packets": t["link_queue_packets"],
-                             "qdelay_s": t["link_queue_delay_ns"] * 1e-9})
+                             "sojourn_mean_s": t["link_queue_sojourn_mean_ns"] * 1e-9,
+                             "last_sojourn_s": t["link_queue_last_sojourn_ns"] * 1e-9})
 
     def link_sojourn(self) -> pd.DataFrame:
         """Per-packet sojourn times at every reported queue (every n-th departure of each if

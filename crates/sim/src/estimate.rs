@@ -211,7 +211,7 @@ impl Estimate {
         // network's link directions; each has a column of the per-queue periodic trace.
         let queues = 2.0 + cfg.access.rate_bps.map_or(0.0, |_| 1.0) + 2.0 * net_links.len() as f64;
         let row = 8.0
-            + if tr.queue { 28.0 + 20.0 * queues } else { 0.0 }
+            + if tr.queue { 28.0 + 28.0 * queues } else { 0.0 }
             // The bottleneck's variables, then every queue's again in `link_probe` (about as many each).
             + if tr.probe { 8.0 * probes * (1.0 + queues) } else { 0.0 }
             + if tr.flow_bytes { 8.0 * flows } else { 0.0 }

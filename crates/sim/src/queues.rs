@@ -39,8 +39,10 @@ pub struct Queue {
     pub delay: DelayHistogram,
     /// Discipline sojourn (enqueue to dequeue), kept only when a device queue separates the two.
     pub qdisc_delay: Option<DelayHistogram>,
-    /// Sojourn of the latest departure (the periodic trace's queue delay).
+    /// Sojourn of the latest departure, and the sum and count of the sojourns since the last
+    /// sample (the periodic trace's `last_sojourn` and `sojourn_mean`).
     pub last_sojourn_ns: Nanos,
+    pub interval_sojourn: (u64, u64),
     /// Departures seen by the per-packet trace (it keeps every n-th).
     pub traced: u64,
 }
@@ -72,7 +74,7 @@ pub fn assign(cfg: &SimConfig, links: &mut [Link], network_first_link: LinkId) -
         for &m in &members {
             links[m as usize].report = out.len() as u32;
         }
-        out.push(Queue { name, ends, members, rate_bps, schedule, delay: DelayHistogram::default(), qdisc_delay: device.then(DelayHistogram::default), last_sojourn_ns: 0, traced: 0 });
+        out.push(Queue { name, ends, members, rate_bps, schedule, delay: DelayHistogram::default(), qdisc_delay: device.then(DelayHistogram::default), last_sojourn_ns: 0, interval_sojourn: (0, 0), traced: 0 });
     };
     add(links, "bottleneck".into(), format!("{l}->{r}"), vec![0], b.rate_bps, b.rate_schedule.clone());
     add(links, "reverse_bottleneck".into(), format!("{r}->{l}"), vec![1], b.rate_bps, b.rate_schedule.clone());
@@ -138,9 +140,11 @@ impl Simulation {
         self.links.iter().map(|l| l.report).collect()
     }
 
-    /// Samples every queue's backlog and last sojourn into the `link_queue_*` traces.
-    pub(crate) fn sample_queues(&mut self) {
-        for q in &self.queues {
+    /// Samples every queue's backlog, last sojourn and mean sojourn since the last sample into
+    /// the `link_queue_*` traces; returns the index of this sample's first column.
+    pub(crate) fn sample_queues(&mut self) -> usize {
+        let row = self.traces.link_queue_bytes.len();
+        for q in &mut self.queues {
             let (mut bytes, mut packets) = (0, 0);
             for &m in &q.members {
                 let b = self.links[m as usize].qdisc.as_ref().expect("a reported queue has a discipline").backlog();
@@ -150,8 +154,10 @@ impl Simulation {
             let t = &mut self.traces;
             t.link_queue_bytes.push(bytes);
             t.link_queue_packets.push(packets);
-            t.link_queue_delay_ns.push(if packets == 0 { 0 } else { q.last_sojourn_ns });
+            t.link_queue_last_sojourn_ns.push(if packets == 0 { 0 } else { q.last_sojourn_ns });
+            t.link_queue_sojourn_mean_ns.push(crate::trace::interval_mean(&mut q.interval_sojourn));
         }
+        row
     }
 
     /// The discipline of each queue that has one (not the access family's many).
@@ -189,6 +195,8 @@ impl Simulation {
         let sojourn = now - pkt.enqueued_at;
         let q = &mut self.queues[slot as usize];
         q.last_sojourn_ns = sojourn;
+        q.interval_sojourn.0 += sojourn;
+        q.interval_sojourn.1 += 1;
         if now >= self.cfg.warmup_ns {
             q.delay.record(sojourn);
         }

@@ -88,8 +88,8 @@ pub struct Simulation {
     pub(crate) invariants: Invariants,
     /// Where each discipline's probabilities sit in its probe vector.
     pub(crate) prob_probes: Vec<(LinkId, Vec<usize>)>,
-    /// Panic at the end of `run_until` if an invariant was violated: on in debug builds and
-    /// with the `strict-invariants` feature (the test suites).
+    /// Panic at the end of `run_until` if an invariant was violated: on in debug builds and in
+    /// the crate's unit tests; the integration tests set it (tests/common).
     pub strict_invariants: bool,
     /// Packets in flight wait in per-link delay lines (see [`crate::engine`]); off, every
     /// arrival goes through the heap: the reference path the lines must match exactly.
@@ -130,7 +130,7 @@ impl Simulation {
             probe_buf: Vec::new(),
             delivered_packets: 0,
             invariants: Invariants::default(),
-            strict_invariants: cfg!(debug_assertions) || cfg!(feature = "strict-invariants"),
+            strict_invariants: cfg!(debug_assertions) || cfg!(test),
             delay_lines: true,
             #[cfg(test)]
             faults: Default::default(),
@@ -346,6 +346,8 @@ impl Simulation {
 
     fn sample(&mut self) {
         let now = self.sched.now();
+        // Every queue's row first: the bottleneck's own columns repeat its first column.
+        let row = if self.cfg.traces.queue { self.sample_queues() } else { 0 };
         let tc = &self.cfg.traces;
         let t = &mut self.traces;
         t.sample_t.push(now);
@@ -355,7 +357,8 @@ impl Simulation {
             let b = q.backlog();
             t.queue_bytes.push(b.bytes);
             t.queue_packets.push(b.packets);
-            t.queue_delay_ns.push(if b.packets == 0 { 0 } else { self.queues[0].last_sojourn_ns });
+            t.last_sojourn_ns.push(t.link_queue_last_sojourn_ns[row]);
+            t.sojourn_mean_ns.push(t.link_queue_sojourn_mean_ns[row]);
             t.link_rate_bps.push(link.rate_bps.unwrap_or(0));
         }
         if tc.probe {
@@ -380,9 +383,6 @@ impl Simulation {
             }
         }
         let next = now + tc.interval_ns;
-        if self.cfg.traces.queue {
-            self.sample_queues();
-        }
         if self.cfg.traces.probe {
             self.probe_queues();
         }

@@ -12,7 +12,8 @@ from .plan import LivePlan
 
 # Router trace columns and their numpy types (as the simulator's bindings return them).
 _TRACE_TYPES = {
-    "sample_t_ns": np.uint64, "queue_bytes": np.uint64, "queue_packets": np.uint32, "queue_delay_ns": np.uint64,
+    "sample_t_ns": np.uint64, "queue_bytes": np.uint64, "queue_packets": np.uint32, "last_sojourn_ns": np.uint64,
+    "sojourn_mean_ns": np.float64,
     "link_rate_bps": np.uint64, "sojourn_t_ns": np.uint64, "sojourn_ns": np.uint64,
     "sojourn_qdisc_ns": np.uint64, "sojourn_flow": np.uint32,
     "flow_bytes": np.uint64, "drop_t_ns": np.uint64, "drop_flow": np.uint32, "drop_kind": np.uint8,
@@ -24,7 +25,8 @@ _TRACE_TYPES = {
 _EMPTY = {"tcp_event_t_ns": np.uint64, "tcp_event_flow": np.uint32, "tcp_event_kind": np.uint8,
           "transfer_flow": np.uint32, "transfer_start_ns": np.uint64, "transfer_bytes": np.uint64,
           "transfer_fct_ns": np.uint64, "link_queue_bytes": np.uint64, "link_queue_packets": np.uint32,
-          "link_queue_delay_ns": np.uint64, "link_sojourn_t_ns": np.uint64, "link_sojourn_queue": np.uint32,
+          "link_queue_last_sojourn_ns": np.uint64,
+          "link_queue_sojourn_mean_ns": np.float64, "link_sojourn_t_ns": np.uint64, "link_sojourn_queue": np.uint32,
           "link_sojourn_ns": np.uint64, "link_sojourn_qdisc_ns": np.uint64, "link_sojourn_flow": np.uint32,
           "link_probe": np.float64}
 # The router's two queues, by its link ids (the engine's FORWARD = 0 and REVERSE = 1).

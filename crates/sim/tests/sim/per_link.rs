@@ -6,7 +6,8 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::{QdiscConfig, QueueLimit};
 use sim::bench::{cbr_group, no_traces, tcp_dumbbell};
 use sim::config::{FlowGroup, NetLinkConfig, NetworkConfig, SimConfig};
-use sim::Simulation;
+
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -42,7 +43,7 @@ fn two_hops() -> SimConfig {
 
 #[test]
 fn every_queue_is_reported_by_name_with_its_own_closed_form() {
-    let mut sim = Simulation::new(two_hops()).unwrap();
+    let mut sim = simulation(two_hops()).unwrap();
     sim.run();
     let links = sim.link_summaries();
     let names: Vec<(&str, &str)> = links.iter().map(|l| (l.queue.as_str(), l.ends.as_str())).collect();
@@ -94,7 +95,7 @@ fn rate_limited_access_links_are_one_family() {
     let mut c = tcp_dumbbell(1, 10_000_000, 40 * MS, QueueLimit::Packets(100), 4 * S);
     c.access.rate_bps = Some(100_000_000);
     c.flows = vec![udp(1_000_000, false, None)];
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let access = sim.link_summaries().into_iter().find(|l| l.queue == "access").expect("an access report");
     assert_eq!(access.links, 4);
@@ -112,7 +113,7 @@ fn every_queue_s_discipline_variables_are_traced() {
     c.traces.probe = true;
     let pie: QdiscConfig = serde_json::from_str(r#"{"type":"pie","limit":{"packets":50}}"#).unwrap();
     c.network.as_mut().unwrap().links[0].queue = pie;
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let t = &sim.traces;
     assert_eq!(t.link_probe_names.len(), 4);
