@@ -128,6 +128,20 @@ def cmd_fluid(args) -> int:
 def cmd_bench(args) -> int:
     from . import _core, bench
 
+    if args.vs_ns3:
+        from .xval import Ns3Unavailable
+        from .xval.suite import suite_names
+
+        for name in args.scenario:
+            if name not in suite_names():
+                raise ScenarioError("scenario", f"--vs-ns3 runs scenarios of the xval suite: {', '.join(suite_names())}")
+        if args.pairs < 1:
+            raise ScenarioError("--pairs", f"must be at least 1, got {args.pairs}")
+        try:
+            bench.vs_ns3(args.scenario or None, pairs=args.pairs)
+        except Ns3Unavailable as e:
+            raise ScenarioError("--vs-ns3", str(e)) from None
+        return 0
     for name in args.scenario:
         if name not in _core.BENCH_SCENARIOS:
             raise ScenarioError("scenario", f"no benchmark named {name!r} (benchmarks: {', '.join(_core.BENCH_SCENARIOS)})")
@@ -195,7 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run the named benchmark scenarios (each in a fresh process, at half and full "
                                    "length) and print events/s, delivered packets per wall-second, the speed-up "
                                    "over ns-3 and peak memory.")
-    b.add_argument("scenario", nargs="*", help="benchmark scenario names (default: all)")
+    b.add_argument("scenario", nargs="*", help="benchmark scenario names (default: all); with --vs-ns3, "
+                                                "scenarios of the xval suite (default: pfifo-newreno, pie-100-flows)")
+    b.add_argument("--vs-ns3", action="store_true",
+                   help="measure ns-3.44 on the same scenarios on this machine (needs the ns3 wheel: pip install "
+                        "'aqmlab[ns3]'): interleaved pairs, each simulator's own run-loop timer, the ratio")
+    b.add_argument("--pairs", type=int, default=3, metavar="N", help="with --vs-ns3: runs of each side (default 3)")
     b.set_defaults(func=cmd_bench)
 
     f = sub.add_parser("fluid", help="run a scenario through the fluid model (MGT) instead of packets",
