@@ -87,8 +87,6 @@ def cmd_scenarios(args) -> int:
 
 
 def cmd_fluid(args) -> int:
-    import pandas as pd
-
     from .analysis.fluid import fluid_run
     from .analysis.from_scenario import fluid_params, fluid_summary
 
@@ -110,7 +108,9 @@ def cmd_fluid(args) -> int:
 
         out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)
-        pd.DataFrame(series).to_parquet(out / "fluid.parquet")
+        from .tables import Table
+
+        Table(dict(series)).write_parquet(out / "fluid.parquet")
         fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
         a1.plot(series["t"], series["queue_delay"] * 1e3)
         a1.set_ylabel("queueing delay (ms)")
