@@ -14,18 +14,21 @@ from typing import TYPE_CHECKING
 
 from .._lazy import exports
 
+# `plan` is bound here, not on first use: the submodule of the same name, once imported by
+# another one, would otherwise stand in for the function. The module is light (it imports the
+# scenario model when called).
+from .plan import LivePlan, plan
+
 # Imported on first use: registering `aqmlab live` must not import the scenario model or the
 # driver, and results need pandas (issue 22).
 __getattr__, __dir__ = exports(__name__, {
-    "run": "entry", "clean": "entry", "load_raw": "entry", "with_values": "entry", "plan": "plan",
-    "LivePlan": "plan", "Options": "driver", "LiveResult": "result", "LiveError": "system",
-    "PrivilegeError": "system", "Scenario": ".scenario"})
+    "run": "entry", "clean": "entry", "load_raw": "entry", "with_values": "entry", "Options": "driver",
+    "LiveResult": "result", "LiveError": "system", "PrivilegeError": "system", "Scenario": ".scenario"})
 
 if TYPE_CHECKING:
-    from .driver import Options
     from ..scenario import Scenario
+    from .driver import Options
     from .entry import clean, load_raw, run, with_values
-    from .plan import LivePlan, plan
     from .result import LiveResult
     from .system import LiveError, PrivilegeError
 
