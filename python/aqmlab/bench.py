@@ -5,13 +5,20 @@ and at full length, and the two peaks should match (memory must not grow with si
 when traces are off). Speed is compared with ns-3.44's ~20 k delivered packets per
 wall-second on this class of machine: a constant quoted in the foundation issue, not a
 measurement of this run, which the table's footnote says (issue 22).
+
+``aqmlab bench --vs-ns3`` measures instead (:func:`vs_ns3`): scenarios of the cross-validation
+suite through aqmlab's engine and through the ns-3 program :mod:`aqmlab.xval` builds for them
+(the ``ns3`` wheel), in interleaved pairs, each side timed by its own run-loop timer.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
+import time
+from typing import Any
 
 NS3_PACKETS_PER_S = 20_000
 NS3_SOURCE = "ns-3.44, ~20 k packets/wall-s: the foundation issue's figure (2026-11-22), not measured here"
@@ -68,6 +75,60 @@ def run(names: list[str] | None = None, stream=sys.stdout) -> list[dict]:
     print("pkts/s: data packets delivered per wall-second; sim MiB: peak RSS above the interpreter's "
           "baseline, at full and at half the simulated time (equal when memory does not grow).", file=stream)
     print(f"* x ns-3: pkts/s over {NS3_SOURCE}.", file=stream)
+    return rows
+
+
+# `--vs-ns3`: scenarios of the xval suite (their mapping to ns-3 is checked there): the PIE
+# paper's small dumbbell with a tail-drop queue, and 100 flows through PIE at 100 Mb/s.
+VS_NS3 = ("pfifo-newreno", "pie-100-flows")
+
+
+def _engine_run(scn: Any) -> dict[str, float]:
+    """aqmlab's engine on the scenario (traces off, as the suite's scenarios are): its run loop
+    timed, set-up excluded, as the ns-3 program times Simulator::Run."""
+    from . import _core
+
+    sim = _core.Simulation(scn.sim_json())
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    sim.run_until(scn.sim_config["duration_ns"])
+    return {"wall_s": time.perf_counter() - wall0, "cpu_s": time.process_time() - cpu0,
+            "packets": sim.delivered_packets}
+
+
+def vs_ns3(names: list[str] | None = None, pairs: int = 3, stream: Any = None) -> list[dict]:
+    """Each scenario `pairs` times through aqmlab and through ns-3.44, alternating, so that the
+    load of a shared machine falls on both alike; prints packets per CPU-second of each (the
+    same packet count, aqmlab's delivered data packets, over each side's run-loop CPU time) and
+    the range of the pairs' ratios, CPU and wall. Raises xval.Ns3Unavailable without the wheel."""
+    from .scenario import Scenario
+    from .xval import measure, prepare
+    from .xval.suite import SUITE_DIR
+
+    stream = stream or sys.stdout
+    print(f"{'scenario':<16} {'pairs':>5} {'aqmlab pkts/CPU-s':>17} {'ns-3 pkts/CPU-s':>15} "
+          f"{'x ns-3 (CPU)':>13} {'x ns-3 (wall)':>13}", file=stream)
+    rows = []
+    for name in names or VS_NS3:
+        scn = Scenario.from_toml(SUITE_DIR / f"{name}.toml")
+        model, binary = prepare(scn)
+        _, draws = measure.aqmlab_run(scn, 1)  # ns-3 gets aqmlab's per-flow draws, as in xval
+        ours, theirs = [], []
+        for _ in range(pairs):
+            ours.append(_engine_run(scn))
+            raw = measure.ns3_run(binary, scn, 1, draws, model.forward)
+            theirs.append({"wall_s": raw.run_wall_s, "cpu_s": raw.run_cpu_s})
+        packets = ours[0]["packets"]
+        cpu = [t["cpu_s"] / o["cpu_s"] for o, t in zip(ours, theirs)]
+        wall = [t["wall_s"] / o["wall_s"] for o, t in zip(ours, theirs)]
+        row = {"scenario": name, "pairs": pairs, "packets": packets, "aqmlab": ours, "ns3": theirs,
+               "ratio_cpu": [min(cpu), max(cpu)], "ratio_wall": [min(wall), max(wall)]}
+        rows.append(row)
+        print(f"{name:<16} {pairs:>5} {packets / statistics.median(o['cpu_s'] for o in ours):>17.3e} "
+              f"{packets / statistics.median(t['cpu_s'] for t in theirs):>15.3e} "
+              f"{min(cpu):>6.0f}-{max(cpu):<6.0f} {min(wall):>6.0f}-{max(wall):<6.0f}", file=stream)
+    print("Same scenario and seed on both sides (ns-3.44 from the ns3 wheel, built by aqmlab xval); each "
+          "side's run loop timed by itself, set-up excluded; x ns-3: ns-3's time over aqmlab's, per pair "
+          "(min-max).", file=stream)
     return rows
 
 

@@ -87,8 +87,6 @@ def cmd_scenarios(args) -> int:
 
 
 def cmd_fluid(args) -> int:
-    import pandas as pd
-
     from .analysis.fluid import fluid_run
     from .analysis.from_scenario import fluid_params, fluid_summary
 
@@ -110,7 +108,9 @@ def cmd_fluid(args) -> int:
 
         out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)
-        pd.DataFrame(series).to_parquet(out / "fluid.parquet")
+        from .tables import Table
+
+        Table(dict(series)).write_parquet(out / "fluid.parquet")
         fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
         a1.plot(series["t"], series["queue_delay"] * 1e3)
         a1.set_ylabel("queueing delay (ms)")
@@ -128,6 +128,20 @@ def cmd_fluid(args) -> int:
 def cmd_bench(args) -> int:
     from . import _core, bench
 
+    if args.vs_ns3:
+        from .xval import Ns3Unavailable
+        from .xval.suite import suite_names
+
+        for name in args.scenario:
+            if name not in suite_names():
+                raise ScenarioError("scenario", f"--vs-ns3 runs scenarios of the xval suite: {', '.join(suite_names())}")
+        if args.pairs < 1:
+            raise ScenarioError("--pairs", f"must be at least 1, got {args.pairs}")
+        try:
+            bench.vs_ns3(args.scenario or None, pairs=args.pairs)
+        except Ns3Unavailable as e:
+            raise ScenarioError("--vs-ns3", str(e)) from None
+        return 0
     for name in args.scenario:
         if name not in _core.BENCH_SCENARIOS:
             raise ScenarioError("scenario", f"no benchmark named {name!r} (benchmarks: {', '.join(_core.BENCH_SCENARIOS)})")
@@ -195,7 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run the named benchmark scenarios (each in a fresh process, at half and full "
                                    "length) and print events/s, delivered packets per wall-second, the speed-up "
                                    "over ns-3 and peak memory.")
-    b.add_argument("scenario", nargs="*", help="benchmark scenario names (default: all)")
+    b.add_argument("scenario", nargs="*", help="benchmark scenario names (default: all); with --vs-ns3, "
+                                                "scenarios of the xval suite (default: pfifo-newreno, pie-100-flows)")
+    b.add_argument("--vs-ns3", action="store_true",
+                   help="measure ns-3.44 on the same scenarios on this machine (needs the ns3 wheel: pip install "
+                        "'aqmlab[ns3]'): interleaved pairs, each simulator's own run-loop timer, the ratio")
+    b.add_argument("--pairs", type=int, default=3, metavar="N", help="with --vs-ns3: runs of each side (default 3)")
     b.set_defaults(func=cmd_bench)
 
     f = sub.add_parser("fluid", help="run a scenario through the fluid model (MGT) instead of packets",

@@ -1,7 +1,9 @@
 """Results of a run: the summary, traces as DataFrames, saving and plotting.
 
-Data flow: the simulator's columnar traces (numpy arrays) -> DataFrames here -> metrics and
-plots (:mod:`aqmlab.plots`) -> files written by :meth:`Result.save`.
+Data flow: the simulator's columnar traces (numpy arrays) -> tables of columns
+(:mod:`aqmlab.tables`) -> DataFrames here -> metrics and plots (:mod:`aqmlab.plots`); files
+written by :meth:`Result.save` straight from the tables. pandas is imported by the DataFrame
+views only, so a run that prints its summary or saves its traces does not pay for it.
 """
 
 from __future__ import annotations
@@ -10,13 +12,16 @@ import json
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypedDict, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast, get_args
 
 import numpy as np
-import pandas as pd
 
 from .errors import AqmlabWarning, ScenarioError
 from .scenario import Scenario
+from .tables import Coded, Table, from_records
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class FlowSummary(TypedDict, total=False):
@@ -145,12 +150,12 @@ class Traces(TypedDict):
     n_flows: int
 
 
-def _kinds(name: str) -> pd.Index:
+def _kinds(name: str) -> list[str]:
     """The names of a trace's event codes, in code order, as the simulator exports them."""
     from . import _core
 
     codes: dict[int, str] = getattr(_core, name)
-    return pd.Index([codes[c] for c in sorted(codes)])
+    return [codes[c] for c in sorted(codes)]
 
 
 def _version() -> str:
@@ -240,135 +245,185 @@ class Result:
         transmission since the previous sample (``sojourn_mean_s``, NaN if none did), the most
         recent departure's sojourn (``last_sojourn_s``, 0 while the queue is empty) and the link
         rate. See docs/outputs.md, "Queue delay", for which to use."""
-        t = self.traces
-        return pd.DataFrame({
-            "t_s": self._sample_t() if len(t["queue_bytes"]) else np.array([]),
-            "backlog_bytes": t["queue_bytes"],
-            "backlog_packets": t["queue_packets"],
-            "sojourn_mean_s": t["sojourn_mean_ns"] * 1e-9,
-            "last_sojourn_s": t["last_sojourn_ns"] * 1e-9,
-            "rate_bps": t["link_rate_bps"],
-        })
+        return self.table("queue").frame()
 
     def sojourn(self) -> pd.DataFrame:
         """Per-packet bottleneck sojourn times (every n-th departure if sampled): to the start of
         transmission (``sojourn_s``) and in the queue discipline alone (``qdisc_sojourn_s``,
         shorter by the wait in a device queue, if the link has one)."""
-        t = self.traces
-        return pd.DataFrame({"t_s": t["sojourn_t_ns"] * 1e-9, "sojourn_s": t["sojourn_ns"] * 1e-9,
-                             "qdisc_sojourn_s": t["sojourn_qdisc_ns"] * 1e-9, "flow": t["sojourn_flow"]})
+        return self.table("sojourn").frame()
 
     def link_queue(self) -> pd.DataFrame:
         """Every reported queue's backlog, mean sojourn since the previous sample and last
         departure's sojourn every interval, as :meth:`queue` has them for the bottleneck (whose
         rows repeat it), long format: one row per sample and queue."""
-        t = self.traces
-        names = pd.Index(self.queue_names)
-        if not len(names) or len(t.get("link_queue_bytes", ())) == 0:
-            return pd.DataFrame()
-        rows = len(t["link_queue_bytes"]) // len(names)
-        return pd.DataFrame({"t_s": np.repeat(self._sample_t()[:rows], len(names)),
-                             "queue": pd.Categorical.from_codes(np.tile(np.arange(len(names)), rows), categories=names),
-                             "backlog_bytes": t["link_queue_bytes"], "backlog_packets": t["link_queue_packets"],
-                             "sojourn_mean_s": t["link_queue_sojourn_mean_ns"] * 1e-9,
-                             "last_sojourn_s": t["link_queue_last_sojourn_ns"] * 1e-9})
+        return self.table("link_queue").frame()
 
     def link_sojourn(self) -> pd.DataFrame:
         """Per-packet sojourn times at every reported queue (every n-th departure of each if
         sampled), the bottleneck's from :meth:`sojourn`, with the queue's name; in time order."""
-        t = self.traces
-        if not self.queue_names:
-            return pd.DataFrame()
-        own = self.sojourn().assign(queue=0)
-        others = pd.DataFrame({"t_s": t["link_sojourn_t_ns"] * 1e-9, "sojourn_s": t["link_sojourn_ns"] * 1e-9,
-                               "qdisc_sojourn_s": t["link_sojourn_qdisc_ns"] * 1e-9, "flow": t["link_sojourn_flow"],
-                               "queue": t["link_sojourn_queue"]})
-        df = pd.concat([own, others], ignore_index=True).sort_values("t_s", kind="stable", ignore_index=True)
-        df["queue"] = pd.Categorical.from_codes(df["queue"].astype(int), categories=pd.Index(self.queue_names))
-        return df
+        return self.table("link_sojourn").frame()
 
     def link_probe(self) -> pd.DataFrame:
         """Every queue's discipline variables every interval (with ``traces.probe``), long
         format: time, queue, variable, value (the access family has none)."""
-        t = self.traces
-        names = t.get("link_probe_names", [])
-        cols = [(q, v) for q, vs in zip(self.queue_names, names) for v in vs]
-        if not cols or len(t.get("link_probe", ())) == 0:
-            return pd.DataFrame()
-        values = t["link_probe"].reshape(-1, len(cols))
-        return pd.DataFrame({"t_s": np.repeat(self._sample_t()[:len(values)], len(cols)),
-                             "queue": [q for q, _ in cols] * len(values),
-                             "variable": [v for _, v in cols] * len(values),
-                             "value": values.ravel()})
+        return self.table("link_probe").frame()
 
     def link_delay_histogram(self) -> pd.DataFrame:
         """Every reported queue's link-sojourn histogram over the measured window, long format."""
-        frames = [pd.DataFrame(h).assign(queue=q) for q, h in self.link_delay_histograms.items()]
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        return self.table("link_delay_histogram").frame()
 
     def flow_rates(self) -> pd.DataFrame:
         """Delivered bit rate of each flow per interval: rows are the interval ends, columns flows."""
+        df = self.table("flow_rates").frame()
+        df.columns = [int(c) for c in df.columns]
+        return df
+
+    def drops(self) -> pd.DataFrame:
+        """Every drop and ECN mark: time, flow, kind and the link it happened on."""
+        return self.table("drops").frame()
+
+    def probe(self) -> pd.DataFrame:
+        """The bottleneck AQM's internal variables every interval."""
+        return self.table("probe").frame()
+
+    def tcp(self) -> pd.DataFrame:
+        """Per-flow cwnd and ssthresh (segments) and smoothed RTT every interval, long format."""
+        return self.table("tcp").frame()
+
+    def tcp_events(self) -> pd.DataFrame:
+        """Retransmissions, timeouts, entries into loss recovery and ECN reductions, per flow."""
+        return self.table("tcp_events").frame()
+
+    def transfers(self) -> pd.DataFrame:
+        """Every completed finite transfer: flow, start, payload bytes, flow completion time."""
+        return self.table("transfers").frame()
+
+    def flows(self) -> pd.DataFrame:
+        """The per-flow summary."""
+        return self.table("flows").frame()
+
+    TABLES = ("queue", "sojourn", "flow_rates", "drops", "probe", "tcp", "flows", "tcp_events", "transfers",
+              "delay_histogram", "link_queue", "link_sojourn", "link_delay_histogram", "link_probe")
+
+    def table(self, name: str) -> Table:
+        """One of :attr:`TABLES` as columns (the DataFrame views and the Parquet files)."""
+        t = self.traces
+        if name == "queue":
+            return Table({
+                "t_s": self._sample_t() if len(t["queue_bytes"]) else np.array([]),
+                "backlog_bytes": t["queue_bytes"],
+                "backlog_packets": t["queue_packets"],
+                "sojourn_mean_s": t["sojourn_mean_ns"] * 1e-9,
+                "last_sojourn_s": t["last_sojourn_ns"] * 1e-9,
+                "rate_bps": t["link_rate_bps"],
+            })
+        if name == "sojourn":
+            return Table({"t_s": t["sojourn_t_ns"] * 1e-9, "sojourn_s": t["sojourn_ns"] * 1e-9,
+                          "qdisc_sojourn_s": t["sojourn_qdisc_ns"] * 1e-9, "flow": t["sojourn_flow"]})
+        if name == "flow_rates":
+            return self._flow_rates()
+        if name == "drops":
+            cols: dict[str, Any] = {"t_s": t["drop_t_ns"] * 1e-9, "flow": t["drop_flow"],
+                                    "kind": Coded(t["drop_kind"], _kinds("DROP_KINDS")), "link": t["drop_link"]}
+            if self.link_queues:
+                # The queue each drop or mark happened at, by name (every such link has one).
+                slots = np.asarray([-1 if q is None else q for q in self.link_queues])
+                cols["queue"] = Coded(slots[np.asarray(t["drop_link"], dtype=int)], list(self.queue_names))
+            return Table(cols)
+        if name == "probe":
+            names = list(t["probe_names"])
+            if not names or len(t["probe"]) == 0:
+                return Table()
+            m = t["probe"].reshape(-1, len(names))
+            return Table({"t_s": self._sample_t(), **{n: m[:, i] for i, n in enumerate(names)}})
+        if name == "tcp":
+            return self._tcp()
+        if name == "tcp_events":
+            return Table({"t_s": t["tcp_event_t_ns"] * 1e-9, "flow": t["tcp_event_flow"],
+                          "kind": Coded(t["tcp_event_kind"], _kinds("TCP_EVENT_KINDS"))})
+        if name == "transfers":
+            return Table({"flow": t["transfer_flow"], "start_s": t["transfer_start_ns"] * 1e-9,
+                          "bytes": t["transfer_bytes"], "fct_s": t["transfer_fct_ns"] * 1e-9})
+        if name == "flows":
+            return from_records(cast(list[dict[str, Any]], self.summary["flows"]))
+        if name == "delay_histogram":
+            return Table(dict(self.delay_histogram))
+        if name.startswith("link_"):
+            return self._link_table(name)
+        raise KeyError(name)
+
+    def _link_table(self, name: str) -> Table:
+        """The ``link_*`` tables: every reported queue (``queue_names``), long format."""
+        t = self.traces
+        names = list(self.queue_names)
+        if not names:
+            return Table()
+        if name == "link_queue":
+            if len(t.get("link_queue_bytes", ())) == 0:
+                return Table()
+            rows = len(t["link_queue_bytes"]) // len(names)
+            return Table({"t_s": np.repeat(self._sample_t()[:rows], len(names)),
+                          "queue": Coded(np.tile(np.arange(len(names)), rows), names),
+                          "backlog_bytes": t["link_queue_bytes"], "backlog_packets": t["link_queue_packets"],
+                          "sojourn_mean_s": t["link_queue_sojourn_mean_ns"] * 1e-9,
+                          "last_sojourn_s": t["link_queue_last_sojourn_ns"] * 1e-9})
+        if name == "link_sojourn":
+            # The bottleneck's departures (queue 0) from its own trace, the others' from theirs.
+            t_ns = np.concatenate([t["sojourn_t_ns"], t["link_sojourn_t_ns"]])
+            order = np.argsort(t_ns, kind="stable")
+            queue = np.concatenate([np.zeros(len(t["sojourn_t_ns"]), dtype=np.int64),
+                                    np.asarray(t["link_sojourn_queue"], dtype=np.int64)])
+            return Table({"t_s": t_ns[order] * 1e-9,
+                          "sojourn_s": np.concatenate([t["sojourn_ns"], t["link_sojourn_ns"]])[order] * 1e-9,
+                          "qdisc_sojourn_s": np.concatenate([t["sojourn_qdisc_ns"], t["link_sojourn_qdisc_ns"]])[order] * 1e-9,
+                          "flow": np.concatenate([t["sojourn_flow"], t["link_sojourn_flow"]])[order],
+                          "queue": Coded(queue[order], names)})
+        if name == "link_probe":
+            cols = [(q, v) for q, vs in zip(names, t.get("link_probe_names", [])) for v in vs]
+            if not cols or len(t.get("link_probe", ())) == 0:
+                return Table()
+            values = t["link_probe"].reshape(-1, len(cols))
+            return Table({"t_s": np.repeat(self._sample_t()[:len(values)], len(cols)),
+                          "queue": [q for q, _ in cols] * len(values),
+                          "variable": [v for _, v in cols] * len(values),
+                          "value": values.ravel()})
+        if name == "link_delay_histogram":
+            hists = self.link_delay_histograms
+            if not hists:
+                return Table()
+            keys = list(next(iter(hists.values())))
+            return Table({**{k: np.concatenate([np.asarray(h[k]) for h in hists.values()]) for k in keys},
+                          "queue": [q for q, h in hists.items() for _ in range(len(h[keys[0]]))]})
+        raise KeyError(name)
+
+    def _flow_rates(self) -> Table:
         t = self.traces
         n = t["n_flows"]
         if len(t["flow_bytes"]) == 0:
-            return pd.DataFrame()
+            return Table()
         m = t["flow_bytes"].reshape(-1, n).astype(float)
         ts = self._sample_t()
         dt = np.diff(ts, prepend=0.0)
         dt[dt == 0] = np.nan
-        return pd.DataFrame(m * 8 / dt[:, None], index=pd.Index(ts, name="t_s"), columns=range(n))
+        rates = m * 8 / dt[:, None]
+        return Table({"t_s": ts, **{str(i): rates[:, i] for i in range(n)}}, index="t_s")
 
-    def drops(self) -> pd.DataFrame:
-        """Every drop and ECN mark: time, flow, kind and the link it happened on."""
-        t = self.traces
-        kinds = pd.Categorical.from_codes(t["drop_kind"].astype(int), categories=_kinds("DROP_KINDS"))
-        df = pd.DataFrame({"t_s": t["drop_t_ns"] * 1e-9, "flow": t["drop_flow"], "kind": kinds, "link": t["drop_link"]})
-        if self.link_queues:
-            # The queue each drop or mark happened at, by name (every such link has one).
-            slots = np.asarray([-1 if s is None else s for s in self.link_queues])[df["link"].to_numpy(dtype=int)]
-            df["queue"] = pd.Categorical.from_codes(slots, categories=pd.Index(self.queue_names))
-        return df
-
-    def probe(self) -> pd.DataFrame:
-        """The bottleneck AQM's internal variables every interval."""
-        t = self.traces
-        names = list(t["probe_names"])
-        if not names or len(t["probe"]) == 0:
-            return pd.DataFrame()
-        df = pd.DataFrame(t["probe"].reshape(-1, len(names)), columns=names)
-        df.insert(0, "t_s", self._sample_t())
-        return df
-
-    def tcp(self) -> pd.DataFrame:
-        """Per-flow cwnd and ssthresh (segments) and smoothed RTT every interval, long format."""
+    def _tcp(self) -> Table:
+        """Rows of flows that have no TCP state (cwnd NaN: not started, or not TCP) are left out."""
         t = self.traces
         n = t["n_flows"]
         if len(t["tcp_cwnd"]) == 0:
-            return pd.DataFrame()
+            return Table()
         rows = len(t["tcp_cwnd"]) // n
-        return pd.DataFrame({
-            "t_s": np.repeat(self._sample_t()[:rows], n),
-            "flow": np.tile(np.arange(n), rows),
-            "cwnd": t["tcp_cwnd"],
-            "ssthresh": t["tcp_ssthresh"],
-            "srtt_s": t["tcp_srtt_ns"] * 1e-9,
-        }).dropna(subset=["cwnd"])
-
-    def tcp_events(self) -> pd.DataFrame:
-        """Retransmissions, timeouts, entries into loss recovery and ECN reductions, per flow."""
-        t = self.traces
-        kinds = pd.Categorical.from_codes(t["tcp_event_kind"].astype(int), categories=_kinds("TCP_EVENT_KINDS"))
-        return pd.DataFrame({"t_s": t["tcp_event_t_ns"] * 1e-9, "flow": t["tcp_event_flow"], "kind": kinds})
-
-    def transfers(self) -> pd.DataFrame:
-        """Every completed finite transfer: flow, start, payload bytes, flow completion time."""
-        t = self.traces
-        return pd.DataFrame({"flow": t["transfer_flow"], "start_s": t["transfer_start_ns"] * 1e-9,
-                             "bytes": t["transfer_bytes"], "fct_s": t["transfer_fct_ns"] * 1e-9})
-
-    def flows(self) -> pd.DataFrame:
-        """The per-flow summary."""
-        return pd.DataFrame(self.summary["flows"])
+        keep = ~np.isnan(t["tcp_cwnd"])
+        return Table({
+            "t_s": np.repeat(self._sample_t()[:rows], n)[keep],
+            "flow": np.tile(np.arange(n), rows)[keep],
+            "cwnd": t["tcp_cwnd"][keep],
+            "ssthresh": t["tcp_ssthresh"][keep],
+            "srtt_s": t["tcp_srtt_ns"][keep] * 1e-9,
+        })
 
     def delay_cdf(self) -> tuple[np.ndarray, np.ndarray]:
         """CDF of bottleneck queue delay over the measured window (from the always-on
@@ -396,15 +451,17 @@ class Result:
             f"({_fmt(s['drop_rate'], 100, '.3f')} % / {_fmt(s['mark_rate'], 100, '.3f')} %)",
             f"  Jain fairness       {_fmt(s['jain_index'], 1, '.4f')}",
         ]
-        df = self.flows()
-        if len(df):
-            tput = pd.to_numeric(df["throughput_bps"], errors="coerce")
-            g = tput.groupby(df["name"], sort=False).agg(["size", "mean", "min", "max"])
-            for name, row in g.iterrows():
-                lines.append(
-                    f"  {name:<18}  {int(row['size'])} flows, throughput mean {_fmt(row['mean'], 1e-6, '.3f')} Mb/s "
-                    f"(min {_fmt(row['min'], 1e-6, '.3f')}, max {_fmt(row['max'], 1e-6, '.3f')})"
-                )
+        groups: dict[str, list[float]] = {}
+        for f in s["flows"]:
+            tput = f["throughput_bps"]
+            groups.setdefault(f["name"], []).append(float("nan") if tput is None else tput)
+        for name, tputs in groups.items():
+            known = [x for x in tputs if x == x]  # absent figures do not count, as pandas' skipna
+            mean, lo, hi = (sum(known) / len(known), min(known), max(known)) if known else (None, None, None)
+            lines.append(
+                f"  {name:<18}  {len(tputs)} flows, throughput mean {_fmt(mean, 1e-6, '.3f')} Mb/s "
+                f"(min {_fmt(lo, 1e-6, '.3f')}, max {_fmt(hi, 1e-6, '.3f')})"
+            )
         lines += [f"  warning: {w}" for w in s.get("warnings", [])]
         return "\n".join(lines)
 
@@ -425,19 +482,11 @@ class Result:
         write(out / "summary.json", json.dumps(self.summary, indent=2))
         write(out / "scenario.toml", self.scenario.to_toml())
         write(out / "sim_config.json", json.dumps(self.scenario.sim_config, indent=2))
-        frames = {
-            "queue": self.queue(), "sojourn": self.sojourn(), "flow_rates": self.flow_rates(),
-            "drops": self.drops(), "probe": self.probe(), "tcp": self.tcp(), "flows": self.flows(),
-            "tcp_events": self.tcp_events(), "transfers": self.transfers(),
-            "delay_histogram": pd.DataFrame(self.delay_histogram), "link_queue": self.link_queue(),
-            "link_sojourn": self.link_sojourn(), "link_delay_histogram": self.link_delay_histogram(),
-            "link_probe": self.link_probe(),
-        }
-        for name, df in frames.items():
-            if len(df):
+        tables = {name: self.table(name) for name in self.TABLES}
+        for name, table in tables.items():
+            if len(table):
                 path = out / "traces" / f"{name}.parquet"
-                df.columns = [str(c) for c in df.columns]
-                df.to_parquet(path)
+                table.write_parquet(path)
                 written.append(path)
         if self.pcaps:
             (out / "pcap").mkdir(exist_ok=True)
@@ -447,9 +496,10 @@ class Result:
                 written.append(path)
         if csv:
             (out / "csv").mkdir(exist_ok=True)
-            for name, df in frames.items():
-                if len(df):
+            for name, table in tables.items():
+                if len(table):
                     path = out / "csv" / f"{name}.csv"
+                    df = table.frame()
                     df.to_csv(path, index=df.index.name is not None)  # flow_rates: time is the index
                     written.append(path)
         if plots:

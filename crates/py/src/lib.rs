@@ -12,6 +12,8 @@ use pyo3::types::PyDict;
 
 use sim::config::SimConfig;
 
+mod fluid;
+
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -288,6 +290,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add("BENCH_SCENARIOS", sim::bench::NAMES.to_vec())?;
     m.add_function(wrap_pyfunction!(live_agent, m)?)?;
+    m.add_function(wrap_pyfunction!(fluid::fluid_integrate, m)?)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

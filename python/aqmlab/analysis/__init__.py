@@ -6,13 +6,14 @@
 * :mod:`.margins`: gain/phase crossovers and margins by root-finding on the exact loop.
 * :mod:`.design`: Hollot's Propositions 1 and 2, the bilinear map to digital (a, b).
 * :mod:`.pie_maps`: the PIE HPSR 2013 §V maps (Figs. 13–16) and the check of its claims.
-* :mod:`.fluid`: the Misra–Gong–Towsley fluid model with sampled AQMs, batched in numpy.
+* :mod:`.fluid`: the Misra–Gong–Towsley fluid model with sampled AQMs, batched over
+  configurations (compiled; a numpy integrator is its reference).
 * :mod:`.response`: TCP response functions (square-root law, whole-round, PFTK, CUBIC).
 * :mod:`.cli`: ``register(subparsers)`` for ``aqmlab design``, ``aqmlab margins`` and
   ``aqmlab response`` (:mod:`.response_cli`).
 
-Nothing here imports the compiled ``aqmlab._core``, except ``aqmlab response --simulate``,
-which runs scenarios through :mod:`aqmlab.api`.
+Nothing here imports the compiled ``aqmlab._core``, except the fluid model's integrator and
+``aqmlab response --simulate``, which runs scenarios through :mod:`aqmlab.api`.
 """
 
 from typing import TYPE_CHECKING

@@ -1,4 +1,4 @@
-"""Misra–Gong–Towsley fluid model of N Reno flows through one AQM bottleneck, batched in numpy.
+"""Misra–Gong–Towsley fluid model of N Reno flows through one AQM bottleneck, over a batch of configurations.
 
 Equations (MGT, SIGCOMM 2000; PIE HPSR 2013 eq. (1)–(2); spec ppv-pi2-fluid-tcp.md §3.1):
 
@@ -29,7 +29,11 @@ queueing delay τ = q/C(t) (the departure rate of a busy link is C):
 * ``droptail``: p = 0; only the buffer drops.
 
 One call integrates a batch of configurations of one AQM type; every numeric argument and AQM
-parameter may be a scalar or an array of shape (batch,).
+parameter may be a scalar or an array of shape (batch,). This module validates and resolves the
+arguments; the compiled integrator (crate ``fluid`` in the workspace, ``aqmlab._core``) does the
+steps, each configuration on its own (one configuration × 100 s in milliseconds, where the numpy
+integrator takes seconds). The numpy integrator stays as its reference
+(``simulate(..., reference=True)``; the tests compare the two).
 """
 
 from __future__ import annotations
@@ -146,17 +150,41 @@ def _red_profile(avg: np.ndarray, aqm: _Aqm) -> np.ndarray:
     return np.clip(np.where(avg < hi, ramp, above), 0.0, 1.0)
 
 
+@dataclass(frozen=True)
+class _Batch:
+    """A validated batch, ready to integrate: (batch,) arrays, schedules, grid and history."""
+
+    c: np.ndarray
+    n: np.ndarray
+    tp: np.ndarray
+    b: np.ndarray
+    w_max: np.ndarray
+    c_events: list[tuple[float, np.ndarray]]
+    n_events: list[tuple[float, np.ndarray]]
+    ctl: _Aqm
+    dt: float
+    n_steps: int
+    rec_stride: int
+    hist_len: int
+
+    @property
+    def size(self) -> int:
+        return len(self.c)
+
+
 def simulate(*, capacity: object, n_flows: object, tp: object, buffer: object, t_end: float,
              aqm: str = "pie", aqm_params: Mapping[str, object] | None = None, dt: float = 1e-3,
              record_every: float = 0.01, max_window: object = 1e6,
              capacity_schedule: Schedule | None = None,
-             flows_schedule: Schedule | None = None) -> dict[str, np.ndarray]:
+             flows_schedule: Schedule | None = None, reference: bool = False) -> dict[str, np.ndarray]:
     """Integrate a batch of fluid configurations from W = 1, q = 0, p = 0.
 
     capacity: C in packets/s; n_flows: N; tp: propagation round trip in s; buffer: B in packets;
     max_window: window cap in packets; each a scalar or an array of shape (batch,). t_end: seconds
     to simulate; dt: Euler step (s, at most tp/4); record_every: output sampling (s, ≥ dt).
     capacity_schedule / flows_schedule: (time_s, value) pairs that set C or N from that time on.
+    reference: integrate with the numpy code of this module instead of the compiled integrator
+    (crate ``fluid``, the same steps in the same order; the tests compare the two).
 
     Returns arrays of shape (n_records, batch) under "W", "q" (packets), "p" (the AQM's drop
     probability), "queue_delay" (q/C, s), "rtt" (s), "capacity" (packets/s), "n_flows", and
@@ -165,24 +193,43 @@ def simulate(*, capacity: object, n_flows: object, tp: object, buffer: object, t
     size = _batch_size([capacity, n_flows, tp, buffer, max_window, *scheduled,
                         *(aqm_params or {}).values()])
     c = _batch("capacity", capacity, size)
-    n = _batch("n_flows", n_flows, size)
     tp_arr = _batch("tp", tp, size)
     b = _batch("buffer", buffer, size)
-    w_max = _batch("max_window", max_window, size)
     require_positive("t_end", t_end, "s")
     require_range("dt", dt, 0.0, float(tp_arr.min()) / 4, low_open=True)
     require_range("record_every", record_every, dt, t_end)
     c_events = _schedule("capacity_schedule", capacity_schedule, size)
-    n_events = _schedule("flows_schedule", flows_schedule, size)
-    ctl = _resolve_aqm(aqm, aqm_params or {}, size)
-
     c_min = np.minimum.reduce([c] + [v for _, v in c_events])
-    hist_len = int(np.max(np.ceil((tp_arr + b / c_min) / dt))) + 2
+    batch = _Batch(
+        c=c, n=_batch("n_flows", n_flows, size), tp=tp_arr, b=b, w_max=_batch("max_window", max_window, size),
+        c_events=c_events, n_events=_schedule("flows_schedule", flows_schedule, size),
+        ctl=_resolve_aqm(aqm, aqm_params or {}, size), dt=dt, n_steps=int(round(t_end / dt)),
+        rec_stride=int(round(record_every / dt)), hist_len=int(np.max(np.ceil((tp_arr + b / c_min) / dt))) + 2)
+    out = _integrate_numpy(batch) if reference else _integrate_compiled(batch)
+    out["t"] = np.arange(batch.n_steps // batch.rec_stride + 1) * batch.rec_stride * dt
+    return out
+
+
+def _integrate_compiled(batch: _Batch) -> dict[str, np.ndarray]:
+    from .. import _core
+
+    ctl = batch.ctl
+    params = {k: np.ascontiguousarray(v, dtype=float) for k, v in ctl.num.items()}
+    series = _core.fluid_integrate(
+        ctl.kind, params, [tuple(e) for e in AUTOTUNE_TABLES[ctl.autotune]], ctl.gentle, batch.c, batch.n,
+        batch.tp, batch.b, batch.w_max, batch.c_events, batch.n_events, batch.dt, batch.n_steps,
+        batch.rec_stride, batch.hist_len)
+    # A row per configuration there (each thread fills whole rows); (records, batch) views here.
+    return {k: v.T for k, v in series.items()}
+
+
+def _integrate_numpy(batch: _Batch) -> dict[str, np.ndarray]:
+    """The reference integrator: every configuration advanced together, one numpy step at a time."""
+    c, n, tp_arr, b, w_max, ctl, dt, size = batch.c, batch.n, batch.tp, batch.b, batch.w_max, batch.ctl, batch.dt, batch.size
+    c_events, n_events, hist_len, rec_stride = batch.c_events, batch.n_events, batch.hist_len, batch.rec_stride
     hist = np.zeros(hist_len * size)
     cols = np.arange(size)
-    n_steps = int(round(t_end / dt))
-    rec_stride = int(round(record_every / dt))
-    n_rec = n_steps // rec_stride + 1
+    n_rec = batch.n_steps // rec_stride + 1
     out = {k: np.empty((n_rec, size)) for k in
            ("W", "q", "p", "queue_delay", "rtt", "capacity", "n_flows")}
 
@@ -194,7 +241,7 @@ def simulate(*, capacity: object, n_flows: object, tp: object, buffer: object, t
     period = np.broadcast_to(ctl.period, (size,))
     next_sample = np.array(period, dtype=float)
     ci = ni = 0
-    for k in range(n_steps + 1):
+    for k in range(batch.n_steps + 1):
         t = k * dt
         while ci < len(c_events) and c_events[ci][0] <= t:
             c = c_events[ci][1]
@@ -222,7 +269,6 @@ def simulate(*, capacity: object, n_flows: object, tp: object, buffer: object, t
         delayed = np.take(hist, ((k - lag) % hist_len) * size + cols)
         w = np.clip(w + dt * (1.0 / rtt - 0.5 * w * delayed), 1.0, w_max)
         q = np.clip(q + dt * (rate - c), 0.0, b)
-    out["t"] = np.arange(n_rec) * rec_stride * dt
     return out
 
 

@@ -53,21 +53,37 @@ Adding a paper
    quick variant to a few seconds, since it runs seven times.
 """
 
-from .core import (
-    DEVIATES,
-    MISSING,
-    NOT_DISCRIMINATING,
-    REPRODUCED,
-    Analysis,
-    Check,
-    Expectation,
-    Experiment,
-    Paper,
-    overall,
-)
-from .registry import add, experiments, get, select
-from .report import write as write_report
-from .runner import Outcome, run_experiment, run_experiments
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
+
+_MODULES = {
+    "core": ["DEVIATES", "MISSING", "NOT_DISCRIMINATING", "REPRODUCED", "Analysis", "Check", "Expectation",
+             "Experiment", "Paper", "overall"],
+    "registry": ["add", "experiments", "get", "select"],
+    "runner": ["Outcome", "run_experiment", "run_experiments"],
+}
+_TABLE = {name: module for module, names in _MODULES.items() for name in names}
+# Imported on first use: registering `aqmlab reproduce` must not import numpy, pandas and every
+# paper's module (issue 22).
+__getattr__, __dir__ = exports(__name__, {**_TABLE, "write_report": "report:write"})
+
+if TYPE_CHECKING:
+    from .core import (
+        DEVIATES,
+        MISSING,
+        NOT_DISCRIMINATING,
+        REPRODUCED,
+        Analysis,
+        Check,
+        Expectation,
+        Experiment,
+        Paper,
+        overall,
+    )
+    from .registry import add, experiments, get, select
+    from .report import write as write_report
+    from .runner import Outcome, run_experiment, run_experiments
 
 __all__ = [
     "DEVIATES", "MISSING", "NOT_DISCRIMINATING", "REPRODUCED", "Analysis", "Check", "Expectation",

@@ -8,8 +8,17 @@ thresholds, then a section per experiment with its plots), ``results.json`` and
 ``runs.parquet``.
 """
 
-from .experiments import EXPERIMENTS, FULL, QUICK
-from .report import CRITERIA
-from .runner import characterize
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
+
+# Imported on first use: registering `aqmlab characterize` must not import the experiments (issue 22).
+__getattr__, __dir__ = exports(__name__, {"CRITERIA": "report", "EXPERIMENTS": "experiments", "FULL": "experiments",
+                                          "QUICK": "experiments", "characterize": "runner"})
+
+if TYPE_CHECKING:
+    from .experiments import EXPERIMENTS, FULL, QUICK
+    from .report import CRITERIA
+    from .runner import characterize
 
 __all__ = ["CRITERIA", "EXPERIMENTS", "FULL", "QUICK", "characterize"]

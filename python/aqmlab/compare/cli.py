@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from . import compare, load_runs, table
+    from .runs import compare, load_runs, table
 
     dirs = [Path(d) for d in args.runs]
     print(table(load_runs(dirs, args.label)))

@@ -10,10 +10,13 @@ field beyond that is an error naming the field, before anything is built.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import ScenarioError
-from ..scenario import Scenario
 from . import system
+
+if TYPE_CHECKING:
+    from ..scenario import Scenario
 
 # TCP fields of a scenario that live runs honour: the congestion control module (per socket),
 # ECN, SACK and timestamps (per-namespace sysctls, so all TCP groups must agree).
@@ -53,6 +56,8 @@ def _kernel_cc(cc: str) -> str:
 def plan(raw: dict, scenario: Scenario | None = None) -> LivePlan:
     """Checks `raw` (a scenario in the file's vocabulary) for live use. Raises
     :class:`~aqmlab.errors.ScenarioError` naming the first field live cannot express."""
+    from ..scenario import Scenario  # on first use: the package imports this module eagerly (its `plan`)
+
     scn = scenario or Scenario.from_dict(raw)
     access = raw.get("access") or {}
     if "rate" in access:

@@ -41,6 +41,9 @@ class Raw:
     sojourn_s: np.ndarray
     drops: dict[str, int]      # early | dequeue | limit (| other, ns-3 reasons not classified)
     marks: int
+    # The ns-3 run loop's own wall and CPU time (s): `aqmlab bench --vs-ns3`.
+    run_wall_s: float = float("nan")
+    run_cpu_s: float = float("nan")
 
 
 def _flow_groups(scn: Scenario) -> tuple[list[str], list[bool], list[int]]:
@@ -127,6 +130,7 @@ def ns3_run(binary: Path, scn: Scenario, seed: int, params: list[tuple[int, int,
         timeouts=np.array([f["timeouts"] for f in flows], dtype=np.int64),
         leave_s=dep[:, 0] * 1e-9, sojourn_s=dep[:, 1] * 1e-9,
         drops=classify(js["drops"], forward), marks=int(sum(js["marks"].values())),
+        run_wall_s=float(js["run_wall_s"]), run_cpu_s=float(js["run_cpu_s"]),
     )
 
 

@@ -22,6 +22,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <string>
@@ -570,7 +571,13 @@ main(int argc, char** argv)
     }
 
     Simulator::Stop(NanoSeconds(kDurationNs));
+    // The run loop's own time, for `aqmlab bench --vs-ns3` (set-up and output excluded, as
+    // aqmlab's engine timer excludes them).
+    const auto wall0 = std::chrono::steady_clock::now();
+    const std::clock_t cpu0 = std::clock();
     Simulator::Run();
+    const double runCpuS = double(std::clock() - cpu0) / CLOCKS_PER_SEC;
+    const double runWallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     std::FILE* f = std::fopen((out + ".sojourn").c_str(), "wb");
     for (const Departure& d : g_departures)
@@ -580,7 +587,8 @@ main(int argc, char** argv)
     }
     std::fclose(f);
     std::ofstream js(out + ".json");
-    js << "{\"bottleneck_bytes\": " << g_bottleneckBytes << ", \"transmitted\": " << g_transmitted
+    js << "{\"run_wall_s\": " << runWallS << ", \"run_cpu_s\": " << runCpuS
+       << ", \"bottleneck_bytes\": " << g_bottleneckBytes << ", \"transmitted\": " << g_transmitted
        << ", \"drops\": " << Json(g_drops) << ", \"marks\": " << Json(g_marks) << ", \"flows\": [";
     for (uint32_t j = 0; j < nFlows; j++)
     {

@@ -21,9 +21,9 @@ def suite_names() -> list[str]:
 def run_suite(outdir: Path, *, seeds: int = 5, only: list[str] | None = None) -> tuple[str, bool]:
     """Runs the suite (or the scenarios named in `only`); writes one report folder per scenario,
     suite.json and suite.md into `outdir`; returns the Markdown table and whether all agree."""
-    from . import NS3_VERSION
-    from . import run as xval_run
     from .. import __version__
+    from .build import NS3_VERSION
+    from .crosscheck import run as xval_run
 
     names = suite_names()
     for n in only or []:
