@@ -151,3 +151,6 @@ def test_every_queue_has_its_metrics_and_traces_by_name(tmp_path):
     assert set(probe["queue"]) == {"R2->R1"} and "prob" in set(probe["variable"])
     hist = read("link_delay_histogram")
     assert hist[hist["queue"] == "R1->R2"]["count"].sum() == hop2["delay"]["n"]
+    # The files are the Result's own views, written without pandas (issue 22).
+    for name in ("drops", "link_queue", "link_sojourn", "link_probe", "link_delay_histogram"):
+        pd.testing.assert_frame_equal(read(name), r.table(name).frame(), check_exact=True)
