@@ -143,9 +143,9 @@ FEATURES = {
         {"type": "fq_codel", "profile": "ns3", "quantum": "1514B"},
         [{"type": "tcp", "profile": "ns3", "size": "3MB", "rtt": "50ms"},
          {"type": "udp", "rate": "1Mbps", "rtt": "50ms", "ecn": True}]),
-    "FQ-PIE, NewReno without PRR": (
-        {"type": "fq_pie", "pie": {"profile": "ns3"}},
-        [{"type": "tcp", "profile": "ns3", "prr": False, "rtt": "50ms"}]),
+    "FQ-PIE with ECN, ECN NewReno without PRR (the echo's window held at ssthresh)": (
+        {"type": "fq_pie", "pie": {"profile": "ns3", "ecn": True}},
+        [{"type": "tcp", "profile": "ns3", "prr": False, "ecn": True, "rtt": "50ms"}]),
 }
 
 
