@@ -325,7 +325,8 @@ OnPhyTxBegin(Ptr<const Packet> p)
 
 // Diagnostics: with AQMLAB_XVAL_CWND set, every change of the first flow's cwnd and ssthresh
 // (bytes) and of its congestion state (TcpSocketState::TcpCongState_t), and each of its
-// retransmissions (sequence number), go to OUT_PREFIX.cwnd as "t_ns cwnd|ssthresh|state|rtx value".
+// retransmissions (sequence number) and advances of its highest cumulative ACK, go to
+// OUT_PREFIX.cwnd as "t_ns cwnd|ssthresh|state|rtx|ack value".
 std::ofstream g_cwnd;
 
 void
@@ -340,6 +341,12 @@ OnRetransmission(FlowStats* s, Ptr<const Packet>, const TcpHeader& h, const Addr
     {
         g_cwnd << Simulator::Now().GetNanoSeconds() << " rtx " << h.GetSequenceNumber().GetValue() << '\n';
     }
+}
+
+void
+OnAck(SequenceNumber32, SequenceNumber32 ack)
+{
+    g_cwnd << Simulator::Now().GetNanoSeconds() << " ack " << ack.GetValue() << '\n';
 }
 
 void
@@ -562,6 +569,7 @@ main(int argc, char** argv)
                     st->socket->TraceConnectWithoutContext("SlowStartThreshold",
                                                            MakeBoundCallback(&OnWindow, "ssthresh"));
                     st->socket->TraceConnectWithoutContext("CongState", MakeCallback(&OnState));
+                    st->socket->TraceConnectWithoutContext("HighestRxAck", MakeCallback(&OnAck));
                 }
             }
             else
