@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages `aqmlab live` and the tests need: iproute2 (ip, nstat), ethtool (offloads
-# off), iputils-ping (the tests' RTT check), tshark (the tests read the pcap captures with
-# Wireshark's dissectors) and chromium (the tests render report.html headless). Installed only when missing; needs root, as does `aqmlab live`
+# off), iputils-ping (the tests' RTT check), tshark and tcptrace (the tests read the pcap captures
+# with Wireshark's dissectors and with tcptrace) and chromium (the tests render report.html headless). Installed only when missing; needs root, as does `aqmlab live`
 # itself: without root this prints what is missing and leaves the system alone.
 set -euo pipefail
 need=()
@@ -10,6 +10,7 @@ command -v ethtool >/dev/null 2>&1 || need+=(ethtool)
 command -v ping >/dev/null 2>&1 || need+=(iputils-ping)
 command -v tshark >/dev/null 2>&1 || need+=(tshark)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v tcptrace >/dev/null 2>&1 || need+=(tcptrace)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "live-setup: not root, not installing ${need[*]} (aqmlab live needs root anyway)" >&2

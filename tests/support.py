@@ -29,3 +29,27 @@ def run_analysis_cli(argv: list[str]) -> int:
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return args.func(args)
+
+
+def pcap_scenario(**traces) -> dict:
+    """Two groups of 2 TCP flows (ECN and plain) captured at the bottleneck's input and output
+    and on the reverse path. The access links have no delay, so every packet a sender emits
+    reaches the bottleneck at once, and the flows stop a second before the end, so the network
+    drains: a capture then holds exactly what the simulator's per-flow counters count."""
+    tcp = {"type": "tcp", "count": 2, "access_delay": "0ms", "stop": "4s", "start": {"uniform": ["0s", "0.1s"]}}
+    return {
+        "name": "pcap-check", "seed": 2, "duration": "5s",
+        # PIE marks ECN flows while p is small; the 60-packet limit also overflows, so the ECN
+        # flows see drops too and the plain ones only drops.
+        "bottleneck": {"rate": "10Mbps", "delay": "10ms",
+                       "queue": {"type": "pie", "profile": "rfc", "limit": "60p", "target": "5ms", "ecn": True}},
+        "flows": [{**tcp, "name": "ecn", "ecn": True}, {**tcp, "name": "plain"}],
+        "traces": {"pcap": ["bottleneck", "bottleneck_in", "reverse"], **traces},
+    }
+
+
+def pcap_flow_of(ip: str) -> int:
+    """The flow index of a host address in a capture, by the numbering crates/sim/src/pcap.rs
+    documents (its second byte has 128 added on the receiver's side)."""
+    a = [int(x) for x in ip.split(".")]
+    return ((a[1] & 127) - 1) * 65536 + a[2] * 256 + a[3]

@@ -38,7 +38,7 @@ def test_throughput_delay_separates_an_aqm_from_droptail(run_dirs):
     # A 200-packet buffer at 10 Mb/s holds up to 240 ms; PIE's 5 ms target keeps its median far
     # below DropTail's, which fills the buffer. The null control (DropTail) must sit to the far side.
     pie, droptail = load_runs(run_dirs, ["PIE", "DropTail"])
-    assert pie.delay_throughput()["qdelay_s"].median() * 4 < droptail.delay_throughput()["qdelay_s"].median()
+    assert pie.delay_throughput()["sojourn_mean_s"].median() * 4 < droptail.delay_throughput()["sojourn_mean_s"].median()
     fig, ax = plt.subplots()
     plot_throughput_delay([pie, droptail], ax)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["PIE", "DropTail"]

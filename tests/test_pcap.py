@@ -16,22 +16,10 @@ from collections import defaultdict
 import pytest
 
 import aqmlab
+from support import pcap_flow_of as flow_of, pcap_scenario as scenario
 
 pytestmark = pytest.mark.skipif(shutil.which("tshark") is None,
                                 reason="tshark is not installed (bash scripts/live-setup.sh installs it)")
-
-
-def scenario(**traces):
-    tcp = {"type": "tcp", "count": 2, "access_delay": "0ms", "stop": "4s", "start": {"uniform": ["0s", "0.1s"]}}
-    return {
-        "name": "pcap-check", "seed": 2, "duration": "5s",
-        # PIE marks ECN flows while p is small; the 60-packet limit also overflows, so the ECN
-        # flows see drops too and the plain ones only drops.
-        "bottleneck": {"rate": "10Mbps", "delay": "10ms",
-                       "queue": {"type": "pie", "profile": "rfc", "limit": "60p", "target": "5ms", "ecn": True}},
-        "flows": [{**tcp, "name": "ecn", "ecn": True}, {**tcp, "name": "plain"}],
-        "traces": {"pcap": ["bottleneck", "bottleneck_in", "reverse"], **traces},
-    }
 
 
 FIELDS = ["frame.time_epoch", "ip.src", "ip.dsfield.ecn", "tcp.srcport", "tcp.seq_raw", "tcp.len", "tcp.ack_raw",
@@ -43,11 +31,6 @@ def tshark(path):
     out = subprocess.run(["tshark", "-r", str(path), "-n", "-T", "fields", "-E", "separator=\t",
                           *[a for f in FIELDS for a in ("-e", f)]], capture_output=True, text=True, check=True).stdout
     return [dict(zip(FIELDS, line.split("\t"))) for line in out.splitlines()]
-
-
-def flow_of(ip):  # addresses as crates/sim/src/pcap.rs documents them
-    a = [int(x) for x in ip.split(".")]
-    return ((a[1] & 127) - 1) * 65536 + a[2] * 256 + a[3]
 
 
 @pytest.fixture(scope="module")

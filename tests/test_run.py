@@ -31,12 +31,28 @@ def test_summary_is_consistent(small_result):
 def test_traces_are_dataframes(small_result):
     r = small_result
     q = r.queue()
-    assert list(q.columns) == ["t_s", "backlog_bytes", "backlog_packets", "qdelay_s", "rate_bps"]
+    assert list(q.columns) == ["t_s", "backlog_bytes", "backlog_packets", "sojourn_mean_s", "last_sojourn_s", "rate_bps"]
     assert len(q) == 401  # every 10 ms from 0 to 4 s inclusive
     assert (q["rate_bps"] == 10_000_000).all()
     assert q["backlog_packets"].max() <= 50
     soj = r.sojourn()
     assert len(soj) > 1000 and soj["sojourn_s"].max() <= 0.040 + 1e-9
+    # The queue trace's interval mean sojourn is the mean of the per-packet sojourns of the
+    # departures since the previous sample (an interval without any gives NaN); the last
+    # departure's sojourn is 0 exactly while the queue is empty.
+    t_s, soj_t = q["t_s"].to_numpy(), soj["t_s"].to_numpy()
+    edge = np.isin(soj_t, t_s)  # a departure at a sample's own instant: ordering-dependent, left out
+    bins = np.searchsorted(t_s, soj_t, side="left")
+    checked = 0
+    for i in range(1, len(t_s)):
+        mine = bins == i
+        if edge[mine | (bins == i + 1)].any():
+            continue
+        want = soj["sojourn_s"].to_numpy()[mine].mean() if mine.any() else np.nan
+        assert q["sojourn_mean_s"].iloc[i] == pytest.approx(want, rel=1e-9, nan_ok=True)
+        checked += 1
+    assert checked > 300
+    assert (q.loc[q["backlog_packets"] == 0, "last_sojourn_s"] == 0).all()
     rates = r.flow_rates()
     assert rates.shape == (401, 4)
     # Delivered bits per interval add up to what the summary counts.

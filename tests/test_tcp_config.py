@@ -74,7 +74,7 @@ def test_hystart_from_a_toml_file_ends_slow_start_before_the_overflow(tmp_path):
     # One CUBIC flow over 100 Mb/s, 50 ms, with two BDPs of DropTail buffer (1250 packets):
     # without HyStart slow start overflows the buffer in its first half second and loses
     # thousands of packets; with it, slow start ends before the queue fills and nothing is
-    # dropped in the first 3 s (crates/sim/tests/hystart.rs checks the timing).
+    # dropped in the first 3 s (crates/sim/tests/sim/hystart.rs checks the timing).
     # ns-3's 128 KiB buffers would hold the window to 138 segments, far below the BDP: lifted.
     # Growth per ACK (1.5x per round with delayed ACKs), as this claim was made for; the ns3
     # profile's CUBIC now counts acknowledged segments as ns-3's TcpCubic does (2x per round),
@@ -103,7 +103,7 @@ def test_rack_is_a_flow_group_setting_on_in_the_linux_profile():
 def test_rack_from_a_toml_file_starts_recovery_without_waiting_for_dupacks(tmp_path):
     # ns-2's Sack1 over an uncongested 100 Mb/s, 100 ms path losing every 100th packet: when a
     # drop is among the last two segments of a burst, the DupThresh rule waits a round trip
-    # for its third duplicate ACK; RACK's reordering timer does not (crates/sim/tests/rack.rs
+    # for its third duplicate ACK; RACK's reordering timer does not (crates/sim/tests/sim/rack.rs
     # measures the timing), so the same run delivers more.
     r_on, r_off = run_on_and_off(tmp_path, "rack", "20s", "10000p", 'profile = "ns2-sack"\nrtt = "100ms"',
                                  "impairment = {loss = {periodic = 100}}")

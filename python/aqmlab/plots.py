@@ -39,7 +39,7 @@ def _flow_label(result: Result, flow: int) -> str:
 
 
 def queue_delay(result: Result, ax: Axes | None = None) -> Axes:
-    """Queue delay over time: per-packet sojourns if traced, else the periodic samples."""
+    """Queue delay over time: per-packet sojourns if traced, and each interval's mean sojourn."""
     ax = ax or plt.gca()
     _warmup(result, ax)
     soj = result.sojourn()
@@ -47,7 +47,7 @@ def queue_delay(result: Result, ax: Axes | None = None) -> Axes:
         ax.plot(soj["t_s"], soj["sojourn_s"] * 1e3, lw=0.6, label="sojourn (per packet)")
     q = result.queue()
     if len(q):
-        ax.plot(q["t_s"], q["qdelay_s"] * 1e3, lw=0.8, label="queue delay (sampled)")
+        ax.plot(q["t_s"], q["sojourn_mean_s"] * 1e3, lw=0.8, label="sojourn (interval mean)")
     target = _target_s(result)
     if target:
         ax.axhline(target * 1e3, color="k", ls="--", lw=0.8, label=f"target {target * 1e3:g} ms")

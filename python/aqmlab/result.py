@@ -90,7 +90,8 @@ class Traces(TypedDict):
     sample_t_ns: np.ndarray
     queue_bytes: np.ndarray
     queue_packets: np.ndarray
-    queue_delay_ns: np.ndarray
+    last_sojourn_ns: np.ndarray
+    sojourn_mean_ns: np.ndarray
     link_rate_bps: np.ndarray
     sojourn_t_ns: np.ndarray
     sojourn_ns: np.ndarray
@@ -196,13 +197,17 @@ class Result:
         return np.asarray(self.traces["sample_t_ns"] * 1e-9)
 
     def queue(self) -> pd.DataFrame:
-        """Bottleneck state every interval: backlog, the last departure's sojourn, link rate."""
+        """Bottleneck state every interval: backlog, the mean sojourn of the packets that started
+        transmission since the previous sample (``sojourn_mean_s``, NaN if none did), the most
+        recent departure's sojourn (``last_sojourn_s``, 0 while the queue is empty) and the link
+        rate. See docs/outputs.md, "Queue delay", for which to use."""
         t = self.traces
         return pd.DataFrame({
             "t_s": self._sample_t() if len(t["queue_bytes"]) else np.array([]),
             "backlog_bytes": t["queue_bytes"],
             "backlog_packets": t["queue_packets"],
-            "qdelay_s": t["queue_delay_ns"] * 1e-9,
+            "sojourn_mean_s": t["sojourn_mean_ns"] * 1e-9,
+            "last_sojourn_s": t["last_sojourn_ns"] * 1e-9,
             "rate_bps": t["link_rate_bps"],
         })
 

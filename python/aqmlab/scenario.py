@@ -285,7 +285,7 @@ class Traces:
 
     interval: int = spec(Duration(lo_open=True), "sampling interval of the periodic traces (queue, flow_bytes, "
                                                  "probe, tcp)", default="10ms", sim="interval_ns")
-    queue: bool = spec(Bool(), "bottleneck backlog and queue delay every interval", default=False, sim="queue")
+    queue: bool = spec(Bool(), "bottleneck backlog, mean and last sojourn, link rate every interval", default=False, sim="queue")
     sojourn: bool = spec(Bool(), "per-packet bottleneck sojourn times", default=False, sim="sojourn")
     sojourn_every: int = spec(Int(1, 2**31 - 1), "record every n-th departure's sojourn", default=1,
                               sim="sojourn_every")

@@ -7,7 +7,7 @@ import pytest
 from aqmlab import catalog
 from aqmlab.analysis.pie_maps import check_paper_claims
 from aqmlab.catalog import expected
-from aqmlab.catalog.core import MISSING, REPRODUCED
+from aqmlab.catalog.core import MISSING, NULL_UNAVAILABLE, REPRODUCED
 
 # The quick catalog (every experiment over 5 seeds and 2 null-control seeds, about 7 runs each)
 # is built once per session by the first test that needs it, which can take longer than the
@@ -23,12 +23,26 @@ def test_quick_run_judges_every_claim(quick_outcomes, exp_id):
     exp, out = catalog.get(exp_id), quick_outcomes[exp_id]
     assert [c.expectation for c in out.checks] == list(exp.expectations)
     assert all(c.verdict != MISSING for c in out.checks), [(c.expectation.metric, c.detail) for c in out.checks]
+    # Every claim about the AQM is judged on the null control, or says why it cannot be.
+    assert not out.null_error
+    assert not [c.expectation.metric for c in out.checks if c.null_state == NULL_UNAVAILABLE]
     wanted = [expected.verdict(exp, i, True)[0] for i in range(len(exp.expectations))]
     wrong = [(expected.claim_key(exp, i), f"expected {w}, got {c.verdict}", c.detail)
              for i, (c, w) in enumerate(zip(out.checks, wanted)) if c.verdict != w]
     assert not wrong, wrong
     assert out.figures and all(png.startswith(b"\x89PNG") for _, png in out.figures)
     assert set(out.scenarios_toml) == set(exp.scenarios(True))
+
+
+DETERMINISTIC = [e.id for e in catalog.experiments() if e.deterministic]
+
+
+@pytest.mark.parametrize("exp_id", DETERMINISTIC)
+def test_a_deterministic_experiment_gives_the_same_numbers_on_another_seed(quick_outcomes, exp_id):
+    from aqmlab.catalog.runner import Task, run_task
+
+    again = run_task(Task(exp_id, True, 1, False))
+    assert again.metrics == quick_outcomes[exp_id].metrics
 
 
 def test_every_expected_verdict_names_a_claim_and_gives_a_reason():

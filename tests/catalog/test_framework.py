@@ -11,11 +11,16 @@ import pytest
 import aqmlab
 from aqmlab import catalog
 from aqmlab.catalog import cli as catalog_cli
-from aqmlab.catalog import metrics, null, seeds
+from aqmlab.catalog import expected, metrics, null, seeds
 from aqmlab.catalog.core import (
     DEVIATES,
     MISSING,
     NOT_DISCRIMINATING,
+    NULL_EXEMPT,
+    NULL_IMPOSSIBLE,
+    NULL_JUDGED,
+    NULL_NONE,
+    NULL_UNAVAILABLE,
     REPRODUCED,
     Expectation,
     overall,
@@ -50,6 +55,15 @@ def test_registry_holds_every_required_experiment_once():
         assert e.statement and e.figure and e.title
         for x in e.expectations:
             assert x.reason and x.source and x.claim
+
+
+def test_what_the_report_prints_cites_the_paper_or_physics_never_our_tracker():
+    tracker = re.compile(r"\bissues?\s*#?\d|\bissue's\b", re.IGNORECASE)
+    for e in catalog.experiments():
+        texts = [e.figure, e.statement, *e.notes] + [t for x in e.expectations for t in (x.claim, x.source, x.reason)]
+        assert not [t for t in texts if tracker.search(t)], e.id
+    for _, reason in [*expected.QUICK.values(), *expected.FULL.values()]:
+        assert not tracker.search(reason), reason
 
 
 def test_select_by_id_prefix_and_glob():
@@ -129,6 +143,40 @@ def test_null_control_that_meets_the_claim_makes_it_not_discriminating():
     assert e.judge(ok).verdict == REPRODUCED
 
 
+def test_a_claim_the_null_control_cannot_have_is_labelled_not_skipped():
+    ok = _seeds(0.99, 0.99, 0.98, 0.99, 0.99)
+    no_probe = [{"other": 1.0}, {"other": 2.0}]  # the DropTail runs have no such metric
+    # Declared: judged on the AQM alone, and labelled with the reason.
+    c = _exp(lo=0.95, no_null="a drop probability DropTail does not have").judge(ok, no_probe)
+    assert (c.verdict, c.null_state) == (REPRODUCED, NULL_IMPOSSIBLE)
+    assert "no null control possible: a drop probability DropTail does not have" in c.detail
+    # Declared, the null control is not judged even if it happens to have a value.
+    c = _exp(lo=0.95, no_null="reason").judge(ok, _seeds(0.99, 0.99))
+    assert (c.verdict, c.null_state) == (REPRODUCED, NULL_IMPOSSIBLE)
+    # Undeclared: said in the detail and in the state, which the catalog tests forbid.
+    c = _exp(lo=0.95).judge(ok, no_probe)
+    assert c.null_state == NULL_UNAVAILABLE and "gave no value" in c.detail
+    # Judged, exempt, or no null runs at all.
+    assert _exp(lo=0.95).judge(ok, _seeds(0.5, 0.5)).null_state == NULL_JUDGED
+    assert _exp(lo=0.95, null=False).judge(ok, _seeds(0.5)).null_state == NULL_EXEMPT
+    assert _exp(lo=0.95).judge(ok).null_state == NULL_NONE
+
+
+def test_null_only_switches_off_the_aqm_under_test_and_keeps_the_reference():
+    def build(quick):
+        return {}
+
+    def analyse(results, quick):
+        return None
+
+    base = {"id": "x", "title": "t", "paper": catalog.get("pi2wns3-s1").paper, "figure": "f", "statement": "s",
+            "scenarios": build, "analyse": analyse, "expectations": (_exp(lo=0.0),)}
+    some = catalog.Experiment(**base, null_only=("pi2",))
+    assert [some.nulled(x) for x in ("pi2-5ms", "pi2final-20ms", "pie-5ms")] == [True, True, False]
+    every = catalog.Experiment(**base)
+    assert every.nulled("pie-5ms") and every.nulled("pi2-5ms")
+
+
 def test_aqm_off_keeps_the_buffer_and_the_schedulers():
     assert null.aqm_off({"type": "pie", "limit": "200p", "target": "20ms"}) == {"type": "drop_tail", "limit": "200p"}
     sp = {"type": "strict_priority", "high_limit": "100p", "low": {"type": "fq_pie", "limit": "300p", "pie": {"target": "5ms"}}}
@@ -163,6 +211,19 @@ def test_settling_is_two_sided():
     assert metrics.settle_after(t, y, 10.0, (10, 30), 2.0, 26.0) == math.inf
     with pytest.raises(ValueError):
         metrics.settle_after(t, y, 10.0, (30, 10), 2.0, 26.0)
+
+
+def test_bands_print_the_digits_they_need():
+    assert _exp(lo=0.95, hi=0.999).band_text() == "[0.95, 0.999]"
+    assert _exp(hi=1 / 1.1).band_text() == "≤ 0.909091"
+    assert _exp(lo=240e-6, hi=400e-6, unit="µs", scale=1e6).band_text() == "[240, 400] µs"
+    assert _exp(lo=1e-5).band_text() == "≥ 0.00001"
+    number = re.compile(r"-?\d+(?:\.\d+)?")
+    for e in catalog.experiments():  # every band of the catalog reads back as its bounds
+        for x in e.expectations:
+            bounds = [b * x.scale for b in (x.lo, x.hi) if b is not None]
+            printed = [float(v) for v in number.findall(x.band_text().replace(x.unit, ""))]
+            assert all(math.isclose(p, b, rel_tol=1e-5, abs_tol=1e-12) for p, b in zip(printed, bounds)), (e.id, x.metric)
 
 
 def test_one_sided_bands_print_their_bound():
@@ -238,3 +299,22 @@ def test_cli_rejects_unknown_ids_and_empty_requests(capsys):
     assert "nope" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         p.parse_args(["reproduce", "--all", "-j", "0"])
+
+
+def test_the_summary_page_counts_verdicts_and_seed_robustness_per_paper():
+    from aqmlab.catalog import report
+    from aqmlab.catalog.runner import Outcome
+
+    exp = catalog.get("pi2wns3-s1")
+    checks = [_exp(lo=1.0).judge(_seeds(2, 2, 2, 2, 2)),        # reproduced on every seed
+              _exp(lo=1.0).judge(_seeds(2, 2, 2, 2, 0.5)),      # reproduced on 4 of 5 seeds
+              _exp(lo=1.0).judge(_seeds(0.5, 0.5, 0.5, 0.5, 2)),  # deviates, holds on one seed
+              _exp(lo=1.0).judge(_seeds(2))]                      # a deterministic experiment's one run
+    out = Outcome(id=exp.id, quick=True, metrics={}, checks=checks, figures=[], scenarios_toml={}, text="",
+                  wall_s=0.0, aqmlab_version="x")
+    html = report._paper_summary([(exp, out)])
+    assert "Summary by paper" in html and exp.paper.key in html
+    assert f"<td>4 (1 on one run)</td>" in html
+    assert [c.verdict for c in checks] == [REPRODUCED, REPRODUCED, DEVIATES, REPRODUCED]
+    assert "3 (2 on every seed; 0 without a possible null control)" in html
+    assert "1 (1 in the band on some seeds)" in html

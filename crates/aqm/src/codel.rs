@@ -28,15 +28,13 @@
 use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Aqm, LinkInfo, QueueView, Verdict};
-use crate::schema::{choice_enum, profile_enum, Finish, Range};
+use crate::schema::{choice_enum, Finish, Range};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 choice_enum! {
     /// Which CoDel a run follows.
-    #[derive(Default)]
-    pub enum CoDelProfile {
+    pub profile enum CoDelProfile = Rfc {
         /// RFC 8289 §5 pseudocode in nanoseconds with an exact square root.
-        #[default]
         Rfc = "rfc",
         /// Linux codel.h / codel_impl.h (v4.7 to v6.x): 1024-ns clock, Newton-step `1/√count`.
         Linux = "linux",
@@ -44,7 +42,6 @@ choice_enum! {
         Ns3 = "ns3",
     }
 }
-profile_enum!(CoDelProfile);
 
 crate::params! {
     /// CoDel (Nichols & Jacobson): drop at dequeue once the sojourn time stayed above target

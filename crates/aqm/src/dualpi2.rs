@@ -40,21 +40,18 @@ use crate::packet::{Ecn, Pkt};
 use crate::pi2::pi_law;
 use crate::queue::{Action, ActionKind, Backlog, DropReason, Fifo, LinkInfo, QueueDisc, QueueView, Verdict};
 use crate::rng::Rng;
-use crate::schema::{choice_enum, fmt_duration as fmt_ns, profile_enum, Finish, Range};
+use crate::schema::{choice_enum, fmt_duration as fmt_ns, Finish, Range};
 use crate::time::{to_secs, Nanos, NS_PER_MS, NS_PER_SEC, NS_PER_US};
 
 choice_enum! {
     /// Which DualPI2 a run follows.
-    #[derive(Default)]
-    pub enum DualPi2Profile {
+    pub profile enum DualPi2Profile = Linux {
         /// Linux sch_dualpi2: integer arithmetic, step marking, WRR.
-        #[default]
         Linux = "linux",
         /// RFC 9332 Appendix A: floating point, ramp marking with recur().
         Rfc = "rfc",
     }
 }
-profile_enum!(DualPi2Profile);
 
 choice_enum! {
     /// Which ECN codepoints join the L queue.

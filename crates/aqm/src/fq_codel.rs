@@ -17,20 +17,17 @@ use crate::config::QueueLimit;
 use crate::fq::{FairQueue, Overlimit};
 use crate::queue::LinkInfo;
 use crate::rng::Rng;
-use crate::schema::{choice_enum, profile_enum, Finish, Range};
+use crate::schema::{choice_enum, Finish, Range};
 
 choice_enum! {
     /// Which FQ-CoDel a run follows.
-    #[derive(Default)]
-    pub enum FqCoDelProfile {
+    pub profile enum FqCoDelProfile = Linux {
         /// sch_fq_codel: a queue's CoDel sees the whole qdisc's backlog.
-        #[default]
         Linux = "linux",
         /// ns-3 FqCoDelQueueDisc: a queue's CoDel sees its own backlog.
         Ns3 = "ns3",
     }
 }
-profile_enum!(FqCoDelProfile);
 
 crate::params! {
     /// FQ-CoDel: DRR flow queueing with a CoDel per queue.

@@ -17,22 +17,19 @@ use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Aqm, QueueView, Verdict};
 use crate::rng::Rng;
-use crate::schema::{choice_enum, profile_enum, Finish, Range};
+use crate::schema::{choice_enum, Finish, Range};
 use crate::signal::{random_verdict, QueueUnit};
 use crate::time::{Nanos, NS_PER_SEC};
 
 choice_enum! {
     /// Which published PI a run follows.
-    #[derive(Default)]
-    pub enum PiProfile {
+    pub profile enum PiProfile = Paper {
         /// INFOCOM'01 Example 2 and §VI: the continuous design mapped to 160 Hz.
-        #[default]
         Paper = "paper",
         /// ns-2 ns-default.tcl `Queue/PI`.
         Ns2 = "ns2",
     }
 }
-profile_enum!(PiProfile);
 
 /// INFOCOM'01 Example 2: K_PI and the zero z (rad/s).
 const PAPER_K_PI: f64 = 9.6426e-6;

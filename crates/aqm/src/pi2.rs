@@ -23,22 +23,19 @@ use crate::packet::Pkt;
 use crate::pie::{Averaging, CycleRule, DelayMeasure, RateEstimator};
 use crate::queue::{Aqm, QueueView, Verdict};
 use crate::rng::Rng;
-use crate::schema::{choice_enum, profile_enum, Finish, Range};
+use crate::schema::{choice_enum, Finish, Range};
 use crate::signal::random_verdict;
 use crate::time::{to_secs, Nanos, NS_PER_MS};
 
 choice_enum! {
     /// Which PI² gains a run uses.
-    #[derive(Default)]
-    pub enum Pi2Profile {
+    pub profile enum Pi2Profile = Paper {
         /// α, β as printed in WNS3'17.
-        #[default]
         Paper = "paper",
         /// The ns-3 port's last commit.
         FinalCode = "final_code",
     }
 }
-profile_enum!(Pi2Profile);
 
 crate::params! {
     /// PI²: a plain PI controller on the delay drives p′; Classic traffic is dropped with p′².

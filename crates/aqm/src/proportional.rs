@@ -12,20 +12,17 @@ use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Aqm, QueueView, Verdict};
 use crate::rng::Rng;
-use crate::schema::{choice_enum, profile_enum, Finish, Range};
+use crate::schema::{choice_enum, Finish, Range};
 use crate::signal::{random_verdict, QueueUnit};
 use crate::time::Nanos;
 
 choice_enum! {
     /// Which published P controller a run follows.
-    #[derive(Default)]
-    pub enum PProfile {
+    pub profile enum PProfile = Paper {
         /// INFOCOM'01 Example 1 and §IV-A.
-        #[default]
         Paper = "paper",
     }
 }
-profile_enum!(PProfile);
 
 crate::params! {
     /// P: the loss probability read from the instantaneous queue at each arrival.

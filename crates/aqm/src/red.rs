@@ -25,18 +25,16 @@ use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Aqm, LinkInfo, QueueView, Verdict};
 use crate::rng::Rng;
-use crate::schema::{choice_enum, profile_enum, Finish, Range};
+use crate::schema::{choice_enum, Finish, Range};
 use crate::signal::{congestion_verdict, QueueUnit};
 use crate::time::{to_secs, Nanos, NS_PER_MS};
 
 choice_enum! {
     /// Which RED a run follows.
-    #[derive(Default)]
-    pub enum RedProfile {
+    pub profile enum RedProfile = Ns3 {
         /// ns-2.1b ns-default.tcl.
         Ns2 = "ns2",
         /// ns-3 RedQueueDisc.
-        #[default]
         Ns3 = "ns3",
         /// sch_red as `tc red limit 1M avpkt 1500 min 100K max 300K` configures it.
         Linux = "linux",
@@ -45,7 +43,6 @@ choice_enum! {
         Ared = "ared",
     }
 }
-profile_enum!(RedProfile);
 
 crate::params! {
     /// RED, gentle RED and Adaptive RED.

@@ -230,8 +230,26 @@ impl<T: ParamValue<Given = T>> ParamValue for Option<T> {
 }
 
 /// An enum of named choices (a parameter of kind `choice`, or a profile): serde as the names.
+/// `pub enum Name = Variant { .. }` makes `Variant` the default; `pub profile enum` also makes
+/// the enum a discipline's [`Profile`].
 macro_rules! choice_enum {
-    ($(#[$meta:meta])* pub enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* pub profile enum $name:ident $(= $default:ident)? { $($body:tt)* }) => {
+        $crate::schema::choice_enum! { $(#[$meta])* pub enum $name $(= $default)? { $($body)* } }
+
+        impl $crate::schema::Profile for $name {
+            const ALL: &'static [Self] = $name::ALL;
+            fn name(self) -> &'static str {
+                $name::name(self)
+            }
+        }
+    };
+    ($(#[$meta:meta])* pub enum $name:ident $(= $default:ident)? { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(impl Default for $name {
+            fn default() -> Self {
+                $name::$default
+            }
+        })?
+
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
         pub enum $name {
@@ -279,26 +297,10 @@ pub trait Profile: Copy + Debug + Default + PartialEq + Serialize + DeserializeO
 
 choice_enum! {
     /// The single profile of a discipline that has no named variants.
-    #[derive(Default)]
-    pub enum NoProfile {
-        #[default]
+    pub profile enum NoProfile = Default {
         Default = "default",
     }
 }
-
-/// Implements [`Profile`] for a [`choice_enum!`] type.
-macro_rules! profile_enum {
-    ($name:ident) => {
-        impl $crate::schema::Profile for $name {
-            const ALL: &'static [Self] = $name::ALL;
-            fn name(self) -> &'static str {
-                $name::name(self)
-            }
-        }
-    };
-}
-pub(crate) use profile_enum;
-profile_enum!(NoProfile);
 
 /// Range check of one resolved value; the error names the user's field and the range in
 /// user units.

@@ -22,6 +22,7 @@ pub struct Recorder {
     pub traces: Traces,
     pub delay_hist: DelayHistogram,
     last_sojourn_ns: Nanos,
+    interval_sojourn: (u64, u64),
     departures: u64,
     flow_bytes_since_sample: Vec<u64>,
     probe_buf: Vec<f64>,
@@ -47,6 +48,7 @@ impl Recorder {
             traces,
             delay_hist: DelayHistogram::default(),
             last_sojourn_ns: 0,
+            interval_sojourn: (0, 0),
             departures: 0,
             flow_bytes_since_sample: vec![0; n_flows],
             probe_buf: Vec::new(),
@@ -60,6 +62,8 @@ impl Recorder {
     pub fn departure(&mut self, now: Nanos, enqueued_at: Nanos, flow: u32) {
         let sojourn = now - enqueued_at;
         self.last_sojourn_ns = sojourn;
+        self.interval_sojourn.0 += sojourn;
+        self.interval_sojourn.1 += 1;
         if now >= self.warmup_ns {
             self.delay_hist.record(sojourn);
         }
@@ -109,7 +113,8 @@ impl Recorder {
         if self.cfg.queue {
             t.queue_bytes.push(backlog.bytes);
             t.queue_packets.push(backlog.packets);
-            t.queue_delay_ns.push(if backlog.packets == 0 { 0 } else { self.last_sojourn_ns });
+            t.last_sojourn_ns.push(if backlog.packets == 0 { 0 } else { self.last_sojourn_ns });
+            t.sojourn_mean_ns.push(sim::trace::interval_mean(&mut self.interval_sojourn));
             t.link_rate_bps.push(rate_bps);
         }
         if self.cfg.probe {

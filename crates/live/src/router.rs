@@ -56,7 +56,7 @@ pub struct RouterStats {
 fn traces_json(t: &Traces) -> Map<String, Value> {
     let v = json!({
         "sample_t_ns": t.sample_t, "queue_bytes": t.queue_bytes, "queue_packets": t.queue_packets,
-        "queue_delay_ns": t.queue_delay_ns, "link_rate_bps": t.link_rate_bps,
+        "last_sojourn_ns": t.last_sojourn_ns, "sojourn_mean_ns": t.sojourn_mean_ns, "link_rate_bps": t.link_rate_bps,
         "sojourn_t_ns": t.sojourn_t, "sojourn_ns": t.sojourn_ns,
         "sojourn_qdisc_ns": t.sojourn_qdisc_ns, "sojourn_flow": t.sojourn_flow,
         "flow_bytes": t.flow_bytes, "drop_t_ns": t.drop_t, "drop_flow": t.drop_flow,

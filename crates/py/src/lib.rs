@@ -90,7 +90,8 @@ impl Simulation {
         d.set_item("sample_t_ns", array(py, &t.sample_t))?;
         d.set_item("queue_bytes", array(py, &t.queue_bytes))?;
         d.set_item("queue_packets", array(py, &t.queue_packets))?;
-        d.set_item("queue_delay_ns", array(py, &t.queue_delay_ns))?;
+        d.set_item("last_sojourn_ns", array(py, &t.last_sojourn_ns))?;
+        d.set_item("sojourn_mean_ns", array(py, &t.sojourn_mean_ns))?;
         d.set_item("link_rate_bps", array(py, &t.link_rate_bps))?;
         d.set_item("sojourn_t_ns", array(py, &t.sojourn_t))?;
         d.set_item("sojourn_ns", array(py, &t.sojourn_ns))?;

@@ -15,8 +15,9 @@
 //!
 //! The per-packet ones (limit, time) cost a comparison; the others run every
 //! [`PERIODIC_EVENTS`] events (probabilities) and at the end of every `run_until` (all). A
-//! violation fails the run in debug builds and with the `strict-invariants` feature (the test
-//! suites); otherwise it is counted and reported, with the first one described.
+//! violation fails the run in debug builds and in the test suites (the unit tests by `cfg(test)`,
+//! the integration tests through `tests/common`); otherwise it is counted and reported, with
+//! the first one described.
 
 use aqm::{Nanos, QueueDisc};
 use serde::Serialize;
@@ -421,7 +422,7 @@ mod tests {
 
     #[test]
     fn the_test_suites_run_strict() {
-        // The crate's tests enable `strict-invariants` (a dev-dependency on itself).
+        // Strict by `cfg(test)`: the default a unit test's simulation gets.
         assert!(Simulation::new(tcp_dumbbell(1, 1_000_000, NS_PER_MS, QueueLimit::Packets(5), S)).unwrap().strict_invariants);
     }
 }

@@ -108,8 +108,13 @@ pub struct Traces {
     pub sample_t: Vec<Nanos>,
     pub queue_bytes: Vec<u64>,
     pub queue_packets: Vec<u32>,
-    /// Sojourn time of the most recent departure at each sample (what Linux PIE calls qdelay).
-    pub queue_delay_ns: Vec<u64>,
+    /// Sojourn of the most recent departure at each sample, 0 while the queue is empty (what
+    /// Linux PIE's timestamp mode reads as qdelay): one packet's wait, not an average.
+    pub last_sojourn_ns: Vec<u64>,
+    /// Mean sojourn (enqueue to transmission start) of the packets that started transmission
+    /// since the previous sample; NaN when none did. The queueing delay packets experienced,
+    /// per interval: what the catalog's time series use.
+    pub sojourn_mean_ns: Vec<f64>,
     pub link_rate_bps: Vec<u64>,
     pub sojourn_t: Vec<Nanos>,
     /// Link sojourn: discipline enqueue to the start of transmission.
@@ -133,9 +138,28 @@ pub struct Traces {
     pub tcp_event_kind: Vec<u8>,
 }
 
+/// The mean of an interval's (sum, count) of sojourns in ns, NaN for an interval without
+/// departures; resets the pair for the next interval.
+pub fn interval_mean(acc: &mut (u64, u64)) -> f64 {
+    let (sum, n) = std::mem::take(acc);
+    if n == 0 { f64::NAN } else { sum as f64 / n as f64 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interval_mean_is_the_mean_then_resets_and_is_nan_when_nothing_left() {
+        let mut acc = (0, 0);
+        for sojourn in [10, 20, 60] {
+            acc.0 += sojourn;
+            acc.1 += 1;
+        }
+        assert_eq!(interval_mean(&mut acc), 30.0);
+        assert_eq!(acc, (0, 0));
+        assert!(interval_mean(&mut acc).is_nan());
+    }
 
     #[test]
     fn histogram_buckets_are_contiguous_and_precise() {

@@ -78,6 +78,8 @@ pub struct Simulation {
     /// recorded only when a device queue separates the two; otherwise `delay_hist` holds them.
     pub qdisc_delay_hist: Option<DelayHistogram>,
     pub(crate) last_sojourn_ns: u64,
+    /// Sum and count of the bottleneck sojourns since the last sample (the `sojourn_mean` trace).
+    pub(crate) interval_sojourn: (u64, u64),
     pub(crate) departures: u64,
     pub traces: Traces,
     /// Packet captures asked for by `traces.pcap` (see [`crate::pcap`]).
@@ -92,8 +94,8 @@ pub struct Simulation {
     pub(crate) invariants: Invariants,
     /// Where each discipline's probabilities sit in its probe vector.
     pub(crate) prob_probes: Vec<(LinkId, Vec<usize>)>,
-    /// Panic at the end of `run_until` if an invariant was violated: on in debug builds and
-    /// with the `strict-invariants` feature (the test suites).
+    /// Panic at the end of `run_until` if an invariant was violated: on in debug builds and in
+    /// the crate's unit tests; the integration tests set it (tests/common).
     pub strict_invariants: bool,
     /// Packets in flight wait in per-link delay lines (see [`crate::engine`]); off, every
     /// arrival goes through the heap: the reference path the lines must match exactly.
@@ -130,13 +132,14 @@ impl Simulation {
             delay_hist: DelayHistogram::default(),
             qdisc_delay_hist: (cfg.bottleneck.device.queue_packets > 0).then(DelayHistogram::default),
             last_sojourn_ns: 0,
+            interval_sojourn: (0, 0),
             departures: 0,
             traces: Traces::default(),
             pcap: crate::pcap::Pcap::new(&cfg.traces),
             probe_buf: Vec::new(),
             delivered_packets: 0,
             invariants: Invariants::default(),
-            strict_invariants: cfg!(debug_assertions) || cfg!(feature = "strict-invariants"),
+            strict_invariants: cfg!(debug_assertions) || cfg!(test),
             delay_lines: true,
             #[cfg(test)]
             faults: Default::default(),
@@ -360,7 +363,8 @@ impl Simulation {
             let b = q.backlog();
             t.queue_bytes.push(b.bytes);
             t.queue_packets.push(b.packets);
-            t.queue_delay_ns.push(if b.packets == 0 { 0 } else { self.last_sojourn_ns });
+            t.last_sojourn_ns.push(if b.packets == 0 { 0 } else { self.last_sojourn_ns });
+            t.sojourn_mean_ns.push(crate::trace::interval_mean(&mut self.interval_sojourn));
             t.link_rate_bps.push(link.rate_bps.unwrap_or(0));
         }
         if tc.probe {

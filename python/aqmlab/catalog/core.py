@@ -18,6 +18,13 @@ NOT_DISCRIMINATING = "not discriminating"
 MISSING = "missing"
 VERDICTS = (REPRODUCED, DEVIATES, NOT_DISCRIMINATING, MISSING)
 
+# How a claim stands against its null control (Check.null_state).
+NULL_JUDGED = "judged"            # the null control's value was computed and judged
+NULL_EXEMPT = "exempt"            # the claim is not about the AQM (Expectation.null False)
+NULL_IMPOSSIBLE = "impossible"    # about an AQM variable a DropTail queue does not have (no_null)
+NULL_UNAVAILABLE = "unavailable"  # null runs exist but gave no value, and no reason was declared
+NULL_NONE = "none"                # the experiment has no null-control runs
+
 
 @dataclass(frozen=True)
 class Paper:
@@ -42,7 +49,10 @@ class Expectation:
     ``scale`` with ``unit`` (e.g. scale 1e3, unit "ms" for a delay kept in seconds).
 
     The claim is judged over seeds and against a null control (:mod:`aqmlab.catalog.seeds`);
-    ``null=False`` exempts a claim that is not about the AQM (say why in ``reason``). What verdict
+    ``null=False`` exempts a claim that is not about the AQM (say why in ``reason``); ``no_null``
+    says why a claim about the AQM cannot be judged on the null control at all (it reads a
+    variable of the AQM, e.g. its drop probability, that a DropTail queue does not have): the
+    claim is then labelled so in the report instead of being silently left unchecked. What verdict
     each claim is expected to get lives in :mod:`aqmlab.catalog.expected`, with its reason."""
 
     metric: str
@@ -55,6 +65,7 @@ class Expectation:
     unit: str = ""
     scale: float = 1.0
     null: bool = True
+    no_null: str = ""
 
     def __post_init__(self) -> None:
         if self.lo is None and self.hi is None:
@@ -65,8 +76,9 @@ class Expectation:
             raise ValueError(f"expectation on {self.metric!r} needs a claim, a source and a reason")
 
     def band_text(self) -> str:
-        """The band in display units, e.g. "[12, 30] ms" or "≥ 0.95"."""
-        lo, hi = (None if b is None else _fmt(b * self.scale) for b in (self.lo, self.hi))
+        """The band in display units, e.g. "[12, 30] ms" or "≥ 0.95", each bound with the digits it
+        needs (a band of 0.999 is not printed as 1)."""
+        lo, hi = (None if b is None else _fmt_exact(b * self.scale) for b in (self.lo, self.hi))
         unit = f" {self.unit}" if self.unit else ""
         if lo is not None and hi is not None:
             return f"[{lo}, {hi}]{unit}"
@@ -77,10 +89,11 @@ class Expectation:
         """The verdict on this claim from the metrics of each seed's run and of each null-control
         run (none: the experiment has no null control)."""
         st = stats([m.get(self.metric) for m in seeds], self.lo, self.hi)
-        nl = stats([m.get(self.metric) for m in null], self.lo, self.hi) if null and self.null else None
+        state = self.null_state(null)
+        nl = stats([m.get(self.metric) for m in null], self.lo, self.hi) if state == NULL_JUDGED else None
         value = st.mean
         if not st.usable:
-            return Check(self, value, MISSING, "the metric could not be computed", st, nl)
+            return Check(self, value, MISSING, "the metric could not be computed", st, nl, state)
         lower, upper = st.bounds()
         u = f" {self.unit}" if self.unit else ""
         detail = f"{st.passing}/{st.n} seeds in the band"
@@ -107,7 +120,22 @@ class Expectation:
                     verdict = NOT_DISCRIMINATING
             else:
                 detail += f"; null control (AQM off) fails it: mean {_fmt(nl.mean * self.scale)}{u}"
-        return Check(self, value, verdict, detail, st, nl)
+        elif state == NULL_IMPOSSIBLE:
+            detail += f"; no null control possible: {self.no_null}"
+        elif state == NULL_UNAVAILABLE:
+            detail += "; the null control gave no value for this metric (not judged there)"
+        return Check(self, value, verdict, detail, st, nl, state)
+
+    def null_state(self, null: Sequence[Mapping[str, float]]) -> str:
+        """How this claim stands against the given null-control runs (the NULL_* constants)."""
+        if not null:
+            return NULL_NONE
+        if not self.null:
+            return NULL_EXEMPT
+        if self.no_null:
+            return NULL_IMPOSSIBLE
+        values = [m.get(self.metric) for m in null]
+        return NULL_JUDGED if any(v is not None and not math.isnan(v) for v in values) else NULL_UNAVAILABLE
 
 
 @dataclass(frozen=True)
@@ -120,6 +148,7 @@ class Check:
     detail: str
     seeds: SeedStats | None = None
     null: SeedStats | None = None
+    null_state: str = NULL_NONE
 
     def value_text(self) -> str:
         e = self.expectation
@@ -158,7 +187,14 @@ class Experiment:
     - ``quick_shortens``: False when the quick variant computes the same metrics (e.g. analysis
       only, with coarser plots).
     - ``null_control``: False for an experiment whose scenarios have no AQM to switch off (say
-      why in ``notes``); otherwise every scenario is also run with DropTail in place of the AQM."""
+      why in ``notes``); otherwise every scenario is also run with DropTail in place of the AQM.
+    - ``null_only``: label prefixes of the scenarios the null control switches off (empty: all).
+      For an experiment whose every claim compares an AQM under test with a reference AQM ("PI²
+      no worse than PIE"), only the one under test is replaced: replacing both gives a ratio of
+      1 by construction, which tests neither.
+    - ``deterministic``: the scenarios draw no random numbers (fixed starts, CBR sources, an AQM
+      that drops by threshold), so every seed gives the same run; one seed and one null-control
+      run are judged, and the test suite checks that a second seed changes nothing."""
 
     id: str
     title: str
@@ -171,6 +207,8 @@ class Experiment:
     notes: tuple[str, ...] = ()
     quick_shortens: bool = True
     null_control: bool = True
+    null_only: tuple[str, ...] = ()
+    deterministic: bool = False
 
     def __post_init__(self) -> None:
         if not self.expectations:
@@ -180,6 +218,10 @@ class Experiment:
               null: Sequence[Mapping[str, float]] = ()) -> list[Check]:
         return [e.judge(seeds, null) for e in self.expectations]
 
+    def nulled(self, label: str) -> bool:
+        """Whether the null control switches off the AQM of the scenario ``label``."""
+        return not self.null_only or label.startswith(self.null_only)
+
 
 def overall(checks: list[Check]) -> str:
     """One word for an experiment: deviates if any claim deviates or is missing, not
@@ -188,6 +230,17 @@ def overall(checks: list[Check]) -> str:
     if verdicts & {DEVIATES, MISSING}:
         return DEVIATES
     return NOT_DISCRIMINATING if NOT_DISCRIMINATING in verdicts else REPRODUCED
+
+
+def _fmt_exact(x: float) -> str:
+    """x with as few significant digits as represent it (3 to 6), without exponent notation."""
+    for digits in range(3, 7):
+        text = f"{x:.{digits}g}"
+        if math.isclose(float(text), x, rel_tol=1e-9):
+            break
+    if "e" in text:
+        text = f"{float(text):.12f}".rstrip("0").rstrip(".")
+    return text
 
 
 def _fmt(x: float) -> str:

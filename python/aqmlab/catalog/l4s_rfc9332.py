@@ -73,7 +73,7 @@ def _coexistence() -> Experiment:
             m[f"{q}_utilization"] = r.summary["utilization"]
         runs = [(QUEUES[q][0], results[q]) for q in QUEUES]
         fig, ax = plotting.figure(2, 1, height=3.0)
-        plotting.latency_over_time(ax[0, 0], runs, reference_s=0.015, title="Queueing delay (backlog/rate)")
+        plotting.delay_over_time(ax[0, 0], runs, reference_s=0.015, title="Queueing delay (sojourn)")
         plotting.throughput_over_time(ax[1, 0], runs, bin_s=1.0, title="Link throughput")
         fig.tight_layout()
         return Analysis(m, [("One Prague and one CUBIC flow through DualPI2 and through single-queue PIE "
@@ -90,7 +90,7 @@ def _coexistence() -> Experiment:
         scenarios=scenarios, analyse=analyse, notes=NOTES,
         expectations=(
             Expectation("dualpi2_rate_ratio", "Prague and CUBIC get about equal rates through DualPI2.",
-                        "RFC 9332 §2.1", "Rate balance 'near 1' (issue 19): within a factor 2 either way, the "
+                        "RFC 9332 §2.1", "Rate balance, RFC 9332's goal: within a factor 2 either way, the "
                         "coupling balances windows only on average.", lo=0.5, hi=2.0, paper=1.0),
             Expectation("dualpi2_l_p99_s", "The L4S flow's packets wait about 1 ms (99th percentile).",
                         "RFC 9332 §1.2, sch_dualpi2 step 1 ms", "Below 2 ms: the 1 ms step plus a packet's "
@@ -104,7 +104,7 @@ def _coexistence() -> Experiment:
                         "RFC 9332 §1.1", "At least 5 ms, so the DualQ's 1 ms claim fails here.", lo=0.005,
                         unit="ms", scale=1e3, null=False),
             Expectation("pie_rate_ratio", "Null control: through a single RFC 3168 queue the scalable flow "
-                        "takes several times the classic flow's rate.", "RFC 9332 §1.1, issue 19 (safety)",
+                        "takes several times the classic flow's rate.", "RFC 9332 §1.1",
                         "At least 3: a scalable flow's rate goes as 1/p, CUBIC's as 1/p^0.75 under the same p.",
                         lo=3.0, null=False),
         ))
@@ -133,12 +133,12 @@ def _classic_only() -> Experiment:
     def analyse(results, quick: bool) -> Analysis:
         m: dict[str, float] = {}
         for q, r in results.items():
-            m[f"{q}_delay_s"] = metrics.latency_mean(r, WARMUP, r.summary["time_s"])
+            m[f"{q}_delay_s"] = metrics.delay_mean(r, WARMUP, r.summary["time_s"])
             m[f"{q}_utilization"] = r.summary["utilization"]
         m["dualpi2_over_pi2_delay"] = m["dualpi2_delay_s"] / m["pi2_delay_s"]
         m["drop_tail_over_pi2_delay"] = m["drop_tail_delay_s"] / m["pi2_delay_s"]
         fig, ax = plotting.figure(1, 1, height=3.0)
-        plotting.latency_over_time(ax[0, 0], [(CLASSIC_QUEUES[q][0], results[q]) for q in ("dualpi2", "pi2")],
+        plotting.delay_over_time(ax[0, 0], [(CLASSIC_QUEUES[q][0], results[q]) for q in ("dualpi2", "pi2")],
                                    reference_s=0.015, title="Queueing delay, five CUBIC flows")
         fig.tight_layout()
         return Analysis(m, [("DualPI2 and PI² (same gains) with classic traffic only.", fig)])

@@ -1,8 +1,16 @@
 """The numbers papers report, computed from :class:`aqmlab.Result` traces.
 
-Time series use the *queueing latency* of the HPSR'13 paper: backlog over the link's current
-rate (Little's law, what PIE itself estimates), sampled at the trace interval; it is defined at
-every sample, also while the queue is empty. Distributions use the per-packet sojourn times.
+Queueing delay has two distinct quantities here, named apart (docs/outputs.md, "Queue delay"):
+
+- ``SOJOURN``: the delay packets experienced, the mean sojourn (enqueue to transmission start)
+  of the packets that left in each trace interval (the queue trace's ``sojourn_mean_s``; NaN for
+  an interval in which none left). This is what a paper means by "queueing delay" or "latency
+  experienced", and what the summary's ``qdelay_*`` percentiles and the delay CDFs are made of.
+  Every time series of the catalog uses it unless a claim says why not.
+- ``BACKLOG``: the backlog-delay estimate, backlog·8 / current link rate at each sample (Little's
+  law, what PIE's departure-rate estimator approximates). It leads the sojourn by one queue's
+  worth of time and is defined while no packet leaves; a claim uses it where the paper's quantity
+  is the queue itself (the PI paper's queue length, a fluid model's q/C).
 """
 
 from __future__ import annotations
@@ -14,48 +22,74 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+SOJOURN = "sojourn"
+BACKLOG = "backlog"
 
-def latency(result) -> pd.DataFrame:
-    """t_s and latency_s = backlog·8/rate at each queue sample (needs ``traces.queue``)."""
+
+def delay_series(result, quantity: str = SOJOURN) -> pd.DataFrame:
+    """t_s and delay_s at each queue sample: the interval's mean sojourn (``SOJOURN``) or the
+    backlog-delay estimate (``BACKLOG``); needs ``traces.queue``."""
     q = result.queue()
     if not len(q):
         raise ValueError(f"{result.scenario.name}: no queue trace (set traces.queue = true)")
-    return pd.DataFrame({"t_s": q["t_s"].to_numpy(), "latency_s": q["backlog_bytes"].to_numpy() * 8.0 / q["rate_bps"].to_numpy()})
+    if quantity == SOJOURN:
+        y = q["sojourn_mean_s"].to_numpy()
+    elif quantity == BACKLOG:
+        y = q["backlog_bytes"].to_numpy() * 8.0 / q["rate_bps"].to_numpy()
+    else:
+        raise ValueError(f"delay quantity {quantity!r}: expected {SOJOURN!r} or {BACKLOG!r}")
+    return pd.DataFrame({"t_s": q["t_s"].to_numpy(), "delay_s": y})
 
 
 def window_mean(t: np.ndarray, y: np.ndarray, t0: float, t1: float) -> float:
-    """Mean of the samples y(t) with t0 <= t < t1 (nan if none)."""
-    sel = (t >= t0) & (t < t1)
+    """Mean of the defined (non-NaN) samples y(t) with t0 <= t < t1 (nan if none)."""
+    sel = (t >= t0) & (t < t1) & ~np.isnan(y)
     return float(np.mean(y[sel])) if sel.any() else math.nan
 
 
-def latency_mean(result, t0: float, t1: float) -> float:
-    lat = latency(result)
-    return window_mean(lat["t_s"].to_numpy(), lat["latency_s"].to_numpy(), t0, t1)
+def delay_mean(result, t0: float, t1: float, quantity: str = SOJOURN) -> float:
+    """Time average over [t0, t1) of :func:`delay_series` (intervals without departures left out)."""
+    d = delay_series(result, quantity)
+    return window_mean(d["t_s"].to_numpy(), d["delay_s"].to_numpy(), t0, t1)
 
 
-def phase_latencies(results, bounds: Sequence[float], skip: float) -> dict[str, float]:
-    """For each labelled result: the mean queueing latency of every phase [bounds[i] + skip,
+def phase_delays(results, bounds: Sequence[float], skip: float, quantity: str = SOJOURN) -> dict[str, float]:
+    """For each labelled result: the mean queueing delay of every phase [bounds[i] + skip,
     bounds[i+1]) as ``<label>_phase<i>_s`` (from 1), and ``<label>_spread_s``, the largest minus
     the smallest phase mean."""
     m: dict[str, float] = {}
     for label, r in results.items():
-        means = [latency_mean(r, a + skip, b) for a, b in itertools.pairwise(bounds)]
+        means = [delay_mean(r, a + skip, b, quantity) for a, b in itertools.pairwise(bounds)]
         m.update({f"{label}_phase{i}_s": v for i, v in enumerate(means, 1)})
         m[f"{label}_spread_s"] = max(means) - min(means)
     return m
 
 
+def within_phase_sd(result, bounds: Sequence[float], skip: float, quantity: str = SOJOURN) -> float:
+    """The spread of the queueing delay around each phase's own mean: the root mean square of
+    y - mean(phase) over the samples of every phase [bounds[i] + skip, bounds[i+1]), so that a
+    change of level between phases is not counted as roughness."""
+    d = delay_series(result, quantity)
+    t, y = d["t_s"].to_numpy(), d["delay_s"].to_numpy()
+    dev = []
+    for a, b in itertools.pairwise(bounds):
+        sel = (t >= a + skip) & (t < b) & ~np.isnan(y)
+        dev.append(y[sel] - np.mean(y[sel]) if sel.any() else np.array([]))
+    dev_all = np.concatenate(dev)
+    return float(np.sqrt(np.mean(dev_all ** 2))) if len(dev_all) else math.nan
+
+
 def settle_time(result, t_change: float, band: tuple[float, float], hold: float, t_end: float,
-                smooth_s: float = 0.0) -> float:
-    """Seconds after ``t_change`` until the queueing latency (a trailing mean over ``smooth_s``
+                smooth_s: float = 0.0, quantity: str = SOJOURN) -> float:
+    """Seconds after ``t_change`` until the queueing delay (a trailing mean over ``smooth_s``
     when > 0) is back *around* its level, inside ``band`` = (lo, hi) seconds, and stays there
     for ``hold`` seconds, judged on samples before ``t_end``; inf if it never does.
 
     Two-sided on purpose: a queue that has drained empty after a capacity drop (below ``lo``) is
-    not settled, any more than one still above ``hi``."""
-    lat = latency(result)
-    t, y = lat["t_s"].to_numpy(), lat["latency_s"].to_numpy()
+    not settled, any more than one still above ``hi``; nor is an interval in which no packet
+    left (no sojourn: NaN, outside every band)."""
+    d = delay_series(result, quantity)
+    t, y = d["t_s"].to_numpy(), d["delay_s"].to_numpy()
     if smooth_s > 0:
         y = pd.Series(y, index=pd.to_timedelta(t, unit="s")).rolling(pd.Timedelta(seconds=smooth_s)).mean().to_numpy()
     return settle_after(t, y, t_change, band, hold, t_end)
@@ -111,7 +145,11 @@ def drop_times(result, kinds: Sequence[str] = ("early", "overflow", "dequeue")) 
 
 
 def probe_mean(result, var: str, t0: float, t1: float) -> float:
+    """Mean of the AQM's probe variable ``var`` over [t0, t1); nan when the queue has no such
+    variable (a DropTail null control has no probes)."""
     p = result.probe()
+    if var not in p:
+        return math.nan
     return window_mean(p["t_s"].to_numpy(), p[var].to_numpy(), t0, t1)
 
 

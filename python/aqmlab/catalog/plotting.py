@@ -20,18 +20,18 @@ def figure(rows: int = 1, cols: int = 1, width: float = 7.5, height: float = 2.8
     return fig, axes
 
 
-def latency_over_time(ax, runs: Sequence[tuple[str, object]], *, unit: str = "ms",
+def delay_over_time(ax, runs: Sequence[tuple[str, object]], *, unit: str = "ms",
                       reference_s: float | None = None, title: str = ""):
-    """Queueing latency (backlog/rate) of each (label, result) against time."""
+    """Queueing delay (mean sojourn per trace interval) of each (label, result) against time."""
     scale = {"ms": 1e3, "us": 1e6}[unit]
     shown = "µs" if unit == "us" else unit
     for label, r in runs:
-        lat = metrics.latency(r)
-        ax.plot(lat["t_s"], lat["latency_s"] * scale, lw=0.7, label=label)
+        d = metrics.delay_series(r)
+        ax.plot(d["t_s"], d["delay_s"] * scale, lw=0.7, label=label)
     if reference_s is not None:
         ax.axhline(reference_s * scale, color="k", ls="--", lw=0.8, label=f"reference {reference_s * scale:g} {shown}")
     ax.set_xlabel("time (s)")
-    ax.set_ylabel(f"queueing latency ({shown})")
+    ax.set_ylabel(f"queueing delay, sojourn ({shown})")
     ax.set_title(title, fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", loc="upper right")
@@ -64,10 +64,12 @@ def throughput_over_time(ax, runs: Sequence[tuple[str, object]], *, bin_s: float
 
 
 def delay_cdfs(ax, runs: Sequence[tuple[str, object]], *, xmax_ms: float, title: str = ""):
-    """CDF of the per-packet queueing delay of each run (HPSR'13 Figs. 10–11)."""
-    for label, r in runs:
+    """CDF of the per-packet queueing delay of each run (HPSR'13 Figs. 10–11). Each run its own
+    line style, the first widest, so that runs with nearly equal CDFs do not hide each other."""
+    for i, (label, r) in enumerate(runs):
         x, f = r.delay_cdf()
-        ax.plot(np.concatenate([[0.0], x * 1e3]), np.concatenate([[0.0], f]), label=label)
+        ax.plot(np.concatenate([[0.0], x * 1e3]), np.concatenate([[0.0], f]), label=label,
+                ls=("-", "--", ":", "-.")[i % 4], lw=max(1.0, 2.6 - 0.7 * i))
     ax.set_xlim(0, xmax_ms)
     ax.set_ylim(0, 1.01)
     ax.set_xlabel("queueing delay (ms)")
@@ -75,6 +77,14 @@ def delay_cdfs(ax, runs: Sequence[tuple[str, object]], *, xmax_ms: float, title:
     ax.set_title(title, fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", loc="lower right")
+
+
+def paper_points(ax, points: Sequence[tuple[float, float, str]], *, loc: str = "lower right"):
+    """The paper's own numbers as open markers at (x, y) in the axis' units, each with its label
+    (e.g. "paper: PIE, 70 % under 5 ms"), so our curves are read against them."""
+    for i, (x, y, label) in enumerate(points):
+        ax.plot([x], [y], marker="os^vD"[i % 5], ms=7, mfc="none", mew=1.5, color="k", ls="none", label=label)
+    ax.legend(fontsize="small", loc=loc)
 
 
 def mark_changes(ax, times: Sequence[float]):

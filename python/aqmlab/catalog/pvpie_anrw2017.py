@@ -12,6 +12,10 @@ of each added connection (spread over 20 ms), the marker's bucket depth.
 
 Runs are cheap (the longest, 150 s of scenario 3, simulates in about 2 s), so the ``--quick``
 variants are the full-length runs and their verdicts are final (``quick_shortens=False``).
+The PVPIE scenarios draw no random numbers (fixed starts, CBR, a threshold filter, token-bucket
+markers), so every seed gives the same run: they are judged on one seed (``deterministic``),
+which the test suite checks; scenario 4 also runs plain PIE, which drops at random, and keeps
+the five seeds.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ PAPER = Paper(
 )
 
 STEP = 30.0            # Table 1 footnote: the load or capacity changes every 30 s
-TRANSIENT = 5.0        # issue 7: shares are judged after each change's 5 s transient
+TRANSIENT = 5.0        # shares are judged after each change's TCP transient (§4: "transient periods")
 MARKER = {"type": "token_bucket", "depth": "40ms"}
 NOTES = (
     ("TCP is our CUBIC (RFC 9438) in the `linux` profile, not NS-3 NSC's Linux stack, and without HyStart: "
@@ -131,24 +135,41 @@ def _windows(steps: int) -> list[tuple[float, float]]:
     return [(k * STEP + TRANSIENT, (k + 1) * STEP) for k in range(steps)]
 
 
+def transient_windows(steps: int) -> list[tuple[float, float]]:
+    """The 5 s transient after each change (30 s, 60 s, ...): what the steady windows leave out."""
+    return [(k * STEP, k * STEP + TRANSIENT) for k in range(1, steps)]
+
+
 def _mean(s: dict, key: str, w: tuple[float, float]) -> float:
     sel = (s["t_s"] > w[0]) & (s["t_s"] <= w[1])
     return float(np.mean(s[key][sel])) if sel.any() else math.nan
 
 
-def _share_metrics(series: dict, a: str, b: str, windows: list[tuple[float, float]]) -> dict[str, float]:
-    """Per window: measured and desired ratio of class a's per-flow throughput to class b's, and
-    the worst relative deviation over the windows where both classes are present."""
-    m, worst = {}, 0.0
+def share_ratios(series: dict, a: str, b: str, windows: list[tuple[float, float]]) -> dict[int, tuple[float, float]]:
+    """Per window index, where both classes are present: the measured and the desired ratio of
+    class a's per-flow throughput to class b's, each from the window's means."""
+    out = {}
     for k, w in enumerate(windows):
         if _mean(series[a], "flows", w) < 1 or _mean(series[b], "flows", w) < 1:
             continue
-        got = _mean(series[a], "per_flow_bps", w) / _mean(series[b], "per_flow_bps", w)
-        want = _mean(series[a], "desired_bps", w) / _mean(series[b], "desired_bps", w)
+        out[k] = (_mean(series[a], "per_flow_bps", w) / _mean(series[b], "per_flow_bps", w),
+                  _mean(series[a], "desired_bps", w) / _mean(series[b], "desired_bps", w))
+    return out
+
+
+def ratio_errors(series: dict, a: str, b: str, windows: list[tuple[float, float]]) -> list[float]:
+    """|measured / desired - 1| of the a/b throughput ratio in each window where both are present."""
+    return [abs(got / want - 1) for got, want in share_ratios(series, a, b, windows).values()]
+
+
+def _share_metrics(series: dict, a: str, b: str, windows: list[tuple[float, float]]) -> dict[str, float]:
+    """Per window: measured and desired ratio of class a's per-flow throughput to class b's, and
+    the worst relative deviation over the windows where both classes are present."""
+    m = {}
+    for k, (got, want) in share_ratios(series, a, b, windows).items():
         m[f"ratio_step{k}"] = got
         m[f"desired_ratio_step{k}"] = want
-        worst = max(worst, abs(got / want - 1))
-    m["ratio_worst_rel_err"] = worst
+    m["ratio_worst_rel_err"] = max(ratio_errors(series, a, b, windows), default=0.0)
     return m
 
 
@@ -165,12 +186,13 @@ def _figure(result, exp_id: str, title: str, target_s: float):
     ax[0, 0].set_ylabel("throughput per flow (Mb/s)")
     ax[0, 0].set_title(f"{title}: flow throughput", fontsize="medium")
     probe = result.probe()
-    ax[1, 0].plot(probe.t_s, probe.ctv, lw=0.6, label="filter (CTV code)")
+    if "ctv" in probe:  # PVPIE's filter; a null control's DropTail has none
+        ax[1, 0].plot(probe.t_s, probe.ctv, lw=0.6, label="filter (CTV code)")
     ax[1, 0].plot(probe.t_s, probe.desired_ctv, lw=1.0, ls="--", color="k", label="desired")
     ax[1, 0].set_ylabel("PV code")
     ax[1, 0].set_title("filter threshold", fontsize="medium")
     q = result.queue()
-    ax[2, 0].plot(q.t_s, q.qdelay_s * 1e3, lw=0.6, label="queue delay")
+    ax[2, 0].plot(q.t_s, q.sojourn_mean_s * 1e3, lw=0.6, label="queue delay (sojourn, interval mean)")
     ax[2, 0].axhline(target_s * 1e3, color="k", ls="--", lw=0.8, label="target")
     ax[2, 0].set_ylabel("delay (ms)")
     ax[2, 0].set_xlabel("time (s)")
@@ -184,13 +206,18 @@ def _figure(result, exp_id: str, title: str, target_s: float):
 
 # ---- scenario 1: Gold and Silver TCP flows doubling every 30 s -------------------------------------
 
+def s1_scenario(name: str, rate: str, conns: int, gamma: int = 1) -> dict:
+    """Scenario 1: Gold and Silver policy flows of ``conns`` connections doubling every 30 s."""
+    starts = _doubling(STEP)
+    flows = [_policy_group("gold", "gold", starts, conns, "40ms"), _policy_group("silver", "silver", starts, conns, "40ms")]
+    return _dumbbell(name, queue=_pvpie(gamma=gamma), flows=flows, steps=4, rate=rate, rtt_s=0.040)
+
+
 def _scenario1(panel: str, rate: str, conns: int, figures: str) -> Experiment:
     exp_id = f"pvpie17-1{panel}"
 
     def scenarios(quick: bool) -> dict:
-        starts = _doubling(STEP)
-        flows = [_policy_group("gold", "gold", starts, conns, "40ms"), _policy_group("silver", "silver", starts, conns, "40ms")]
-        return {"pvpie": _dumbbell(exp_id, queue=_pvpie(), flows=flows, steps=4, rate=rate, rtt_s=0.040)}
+        return {"pvpie": s1_scenario(exp_id, rate, conns)}
 
     def analyse(results, quick: bool) -> Analysis:
         r = results["pvpie"]
@@ -201,19 +228,20 @@ def _scenario1(panel: str, rate: str, conns: int, figures: str) -> Experiment:
 
     return Experiment(
         id=exp_id, title=f"Gold and Silver TCP flows doubling every 30 s, {rate}, N_tcp.c = {conns}", paper=PAPER,
-        figure=f"Figs. {figures}, §4 scenario 1", quick_shortens=False,
+        figure=f"Figs. {figures}, §4 scenario 1", quick_shortens=False, deterministic=True,
         statement=f"On a {rate} bottleneck with 1-1, 2-2, 4-4 then 8-8 Gold and Silver TCP flows the shares "
                   "approach the desired ones and the queue delay stays near the 40 ms target"
                   + (" (N_tcp.c = 5 controls the shares better than 1)." if conns == 5 else "."),
         scenarios=scenarios, analyse=analyse, notes=NOTES,
         expectations=(
             Expectation("ratio_worst_rel_err", "The Gold/Silver throughput ratio is within ±25 % of desired "
-                        "after each 5 s transient.", f"Figs. {figures}; issue 7 band",
-                        "The band of issue 7 for N_tcp.c = 5 at 100 Mb/s; with one connection per flow the "
+                        "after each 5 s transient.", f"Figs. {figures}, §4",
+                        "'The actual bandwidth shares approach the desired shares accurately' (§4) read as "
+                        "±25 % on the ratio once the TCP transient after a change is over; with one connection per flow the "
                         "paper itself reports larger fluctuations (a single drop moves a flow a lot).",
                         hi=0.25),
             Expectation("qdelay_p50_s", "The median queue delay is near the 40 ms target.", f"Figs. {figures}",
-                        "±50 % of the target (issue 7): the paper shows the target 'mostly satisfied'.",
+                        "±50 % of the target: the paper calls the target 'mostly satisfied' and gives no number.",
                         lo=0.020, hi=0.060, paper=0.040, unit="ms", scale=1e3),
         ),
     )
@@ -261,7 +289,7 @@ S2 = Experiment(
     figure="Fig. 10, §4 scenario 2",
     statement="Three 30 Mb/s Background UDP flows share 50 Mb/s; Gold and Silver TCP flows joining at 30, 60 "
               "and 90 s get close to their desired share although the aggressive UDP flows stay.",
-    scenarios=_s2_scenarios, analyse=_s2_analyse, notes=NOTES, quick_shortens=False,
+    scenarios=_s2_scenarios, analyse=_s2_analyse, notes=NOTES, quick_shortens=False, deterministic=True,
     expectations=(
         Expectation("tcp_share_of_desired", "The UDP flows cannot take the TCP flows' share.", "Fig. 10, §4",
                     "TCP keeps at least 85 % of the total its TVFs grant it. Not 100 %: after each loss a "
@@ -271,29 +299,35 @@ S2 = Experiment(
                     lo=0.85),
         Expectation("background_share_of_desired", "Read strictly: the Background UDP flows get no more than "
                     "their own TVF share.", "Fig. 10, §4",
-                    "Issue 7's wording taken literally, with 25 % of slack. The paper's Fig. 10 itself shows the "
+                    "The policy taken literally (each class gets its TVF share), with 25 % of slack. The paper's Fig. 10 itself shows the "
                     "CBR sources above their share while TCP recovers from losses, so a deviation here is the "
                     "mechanism the paper describes, reported rather than hidden.", hi=1.25),
         Expectation("ratio_worst_rel_err", "Gold and Silver get close to their desired shares.", "Fig. 10, §4",
-                    "±25 % on the Gold/Silver ratio after each 5 s transient (issue 7's band).", hi=0.25),
+                    "±25 % on the Gold/Silver ratio after each 5 s transient, as 'accurately' in scenario 1.", hi=0.25),
         Expectation("qdelay_p50_s", "The median queue delay is near the 40 ms target.", "§4",
-                    "±50 % of the target (issue 7).", lo=0.020, hi=0.060, paper=0.040, unit="ms", scale=1e3),
+                    "±50 % of the target: the paper calls the target 'mostly satisfied' and gives no number.", lo=0.020, hi=0.060, paper=0.040, unit="ms", scale=1e3),
     ),
 )
 
 
 # ---- scenario 3: a bottleneck changing every 30 s ----------------------------------------------------
 
+def s3_scenario(name: str, pairs: int, conns: int, gamma: int = 1) -> dict:
+    """Scenario 3: ``pairs`` Gold and Silver policy flows while the capacity steps 10, 50, 100, 50,
+    10 Mb/s every 30 s."""
+    rates = ("10Mbps", "50Mbps", "100Mbps", "50Mbps", "10Mbps")
+    flows = [_policy_group("gold", "gold", [0.0] * pairs, conns, "40ms"),
+             _policy_group("silver", "silver", [0.0] * pairs, conns, "40ms")]
+    schedule = tuple((k * STEP, rates[k]) for k in range(1, 5))
+    return _dumbbell(name, queue=_pvpie(gamma=gamma), flows=flows, steps=5, rate=rates[0], rtt_s=0.040,
+                     schedule=schedule)
+
+
 def _scenario3(panel: str, pairs: int, conns: int, figure: str) -> Experiment:
     exp_id = f"pvpie17-3{panel}"
 
     def scenarios(quick: bool) -> dict:
-        rates = ("10Mbps", "50Mbps", "100Mbps", "50Mbps", "10Mbps")
-        flows = [_policy_group("gold", "gold", [0.0] * pairs, conns, "40ms"),
-                 _policy_group("silver", "silver", [0.0] * pairs, conns, "40ms")]
-        schedule = tuple((k * STEP, rates[k]) for k in range(1, 5))
-        return {"pvpie": _dumbbell(exp_id, queue=_pvpie(), flows=flows, steps=5, rate=rates[0],
-                                   rtt_s=0.040, schedule=schedule)}
+        return {"pvpie": s3_scenario(exp_id, pairs, conns)}
 
     def analyse(results, quick: bool) -> Analysis:
         r = results["pvpie"]
@@ -306,13 +340,13 @@ def _scenario3(panel: str, pairs: int, conns: int, figure: str) -> Experiment:
         figure=f"Fig. {figure}, §4 scenario 3",
         statement="When the capacity changes every 30 s the shares return to the desired ones after the TCP "
                   "transient; Gold fluctuates more with N_tcp.c = 1.",
-        scenarios=scenarios, analyse=analyse, notes=NOTES, quick_shortens=False,
+        scenarios=scenarios, analyse=analyse, notes=NOTES, quick_shortens=False, deterministic=True,
         expectations=(
             Expectation("ratio_worst_rel_err", "The Gold/Silver ratio is within ±25 % of desired after each "
-                        "5 s transient.", f"Fig. {figure}", "Issue 7's band; the paper shows transients at "
+                        "5 s transient.", f"Fig. {figure}", "±25 %, as 'accurately' in scenario 1; the paper shows transients at "
                         "each capacity increase, which the 5 s exclusion covers.", hi=0.25),
             Expectation("qdelay_p50_s", "The median queue delay is near the 40 ms target.", f"Fig. {figure}",
-                        "±50 % of the target (issue 7).", lo=0.020, hi=0.060, paper=0.040, unit="ms", scale=1e3),
+                        "±50 % of the target: the paper calls the target 'mostly satisfied' and gives no number.", lo=0.020, hi=0.060, paper=0.040, unit="ms", scale=1e3),
         ),
     )
 
@@ -352,7 +386,7 @@ def _s4_analyse(results, quick: bool) -> Analysis:
         m[f"{label}_qdelay_p50_s"] = r.summary["qdelay_p50_s"]
         if label != "pie":
             figs.append(_figure(r, f"pvpie17-{label}", f"Scenario {label} (10 Mb/s, τ 20 ms, RTT 100 ms)", 0.020))
-    m["share_error_4b_minus_4a"] = m["4b_share_error"] - m["4a_share_error"]
+    m["4a_over_4b_share_error"] = m["4a_share_error"] / m["4b_share_error"]
     m["pie_tcp_fraction"] = 5 * m["pie_gold_per_flow_bps"] / 10e6
     return Analysis(m, figs)
 
@@ -368,15 +402,16 @@ S4 = Experiment(
         ("Plain PIE runs our `paper` profile (HPSR'13) with the 20 ms target on the same load; TCP's share "
         "there tests footnote 2's belief."),),
     expectations=(
-        Expectation("share_error_4b_minus_4a", "Scenario 4b's shares are closer to desired than 4a's.", "Figs. 13–14",
-                    "Comparative claim of the paper: 4b's error must be the smaller.", hi=0.0),
+        Expectation("4a_over_4b_share_error", "Scenario 4b's shares are closer to desired than 4a's.", "Figs. 13–14",
+                    "Comparative claim of the paper ('the best' against 'the worst case'), read as at least 10 % "
+                    "less error, the margin pvpie17-4-cases gives 'better'.", lo=1.1),
         Expectation("4a_gold_per_flow_bps", "In 4a the UDP flows cannot overwhelm the TCP flows.", "Fig. 13",
                     "Each Gold TCP flow keeps at least half its desired 1.67 Mb/s.", lo=0.5 * S4_DESIRED_GOLD,
                     paper=S4_DESIRED_GOLD, unit="Mb/s", scale=1e-6),
         Expectation("4b_share_error", "In 4b the Gold TCP flows get close to 1.67 Mb/s each.", "Fig. 14",
-                    "±25 % (issue 7's band for the ratio, applied to the Gold share).", hi=0.25),
+                    "±25 %, the band scenario 1's 'accurately' gets, applied to the Gold share.", hi=0.25),
         Expectation("4b_qdelay_p50_s", "The queue meets the 20 ms target after the transient.", "Fig. 16",
-                    "±50 % of the target (issue 7).", lo=0.010, hi=0.030, paper=0.020, unit="ms", scale=1e3),
+                    "±50 % of the target: the paper says the target is 'well met' and gives no number.", lo=0.010, hi=0.030, paper=0.020, unit="ms", scale=1e3),
         Expectation("pie_tcp_fraction", "Footnote 2: under plain PIE TCP gets 'close to 0'.", "footnote 2",
                     "We call 'close to 0' below 5 % of the link; the paper did not run it.", hi=0.05),
     ),

@@ -10,7 +10,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from .core import DEVIATES, MISSING, NOT_DISCRIMINATING, REPRODUCED, Check, Experiment, Paper
+from .core import (DEVIATES, MISSING, NOT_DISCRIMINATING, NULL_IMPOSSIBLE, NULL_UNAVAILABLE, REPRODUCED, Check,
+                   Experiment, Paper)
 from . import expected
 from .runner import Outcome
 
@@ -47,22 +48,28 @@ def _summary_table(pairs: Sequence[tuple[Experiment, Outcome]]) -> str:
 
 def _paper_summary(pairs: Sequence[tuple[Experiment, Outcome]]) -> str:
     """The one-minute page: per paper, how many claims are reproduced (and how robustly over the
-    seeds), deviate, are not discriminating or missing."""
+    seeds), deviate (and how many of those hold on some seeds), are not discriminating or missing."""
     papers: dict[str, list[Check]] = {}
+    single: dict[str, int] = {}
     for e, o in pairs:
         papers.setdefault(e.paper.key, []).extend(o.checks)
+        single[e.paper.key] = single.get(e.paper.key, 0) + sum(c.seeds is not None and c.seeds.n == 1 for c in o.checks)
     rows = []
     for key, checks in papers.items():
         count = {v: sum(c.verdict == v for c in checks) for v in (REPRODUCED, DEVIATES, NOT_DISCRIMINATING, MISSING)}
         every_seed = sum(c.verdict == REPRODUCED and c.seeds is not None and c.seeds.passing == c.seeds.n for c in checks)
-        rows.append(f"<tr><td>{_e(key)}</td><td>{len(checks)}</td>"
-                    f'<td class="{REPRODUCED}">{count[REPRODUCED]} ({every_seed} on every seed)</td>'
-                    f'<td class="{DEVIATES}">{count[DEVIATES]}</td>'
+        no_null = sum(c.verdict == REPRODUCED and c.null_state in (NULL_IMPOSSIBLE, NULL_UNAVAILABLE) for c in checks)
+        near = sum(c.verdict == DEVIATES and c.seeds is not None and c.seeds.passing > 0 for c in checks)
+        rows.append(f"<tr><td>{_e(key)}</td><td>{len(checks)} ({single[key]} on one run)</td>"
+                    f'<td class="{REPRODUCED}">{count[REPRODUCED]} ({every_seed} on every seed; {no_null} without '
+                    "a possible null control)</td>"
+                    f'<td class="{DEVIATES}">{count[DEVIATES]} ({near} in the band on some seeds)</td>'
                     f'<td class="{NOT_DISCRIMINATING}">{count[NOT_DISCRIMINATING]}</td><td>{count[MISSING]}</td></tr>')
     return ("<h2>Summary by paper</h2><p>Each claim is judged over several seeds: <i>reproduced</i> when the one-sided "
             "95 % bounds of its mean lie inside the band and at least 4 of 5 seeds do; <i>not discriminating</i> when "
             "it holds but the same scenarios with every AQM replaced by DropTail of the same buffer (the null "
-            "control) meet it too, so it does not test the AQM.</p>"
+            "control) meet it too, so it does not test the AQM. Claims 'on one run' come from deterministic "
+            "experiments (no random element: every seed gives the same run) or analysis-only ones.</p>"
             "<table><tr><th>paper</th><th>claims</th><th>reproduced</th><th>deviates</th><th>not discriminating</th>"
             f"<th>missing</th></tr>{''.join(rows)}</table>")
 
@@ -74,11 +81,20 @@ def _checks_table(e: Experiment, o: Outcome) -> str:
         paper = "" if x.paper is None else f"{x.paper * x.scale:.4g}{' ' + x.unit if x.unit else ''}"
         rows.append(
             f"<tr><td>{_e(x.claim)}</td><td>{_e(x.source)}</td><td>{_e(paper)}</td><td>{_e(x.band_text())}</td>"
-            f'<td>{_e(c.value_text())}</td><td class="{_e(c.verdict)}">{_e(c.verdict)}</td>'
+            f'<td>{_e(c.value_text())}</td><td class="{_e(c.verdict)}">{_e(c.verdict)}{_null_label(c)}</td>'
             f"<td>{_e(c.detail)}{_why(e, i, o, c)}</td><td class=note>{_e(x.reason)}</td></tr>")
     return ("<table><tr><th>paper's claim (our words)</th><th>where</th><th>paper's value</th><th>band</th>"
             "<th>ours</th><th>verdict</th><th>by how much</th><th>why this band</th></tr>"
             + "".join(rows) + "</table>")
+
+
+def _null_label(c: Check) -> str:
+    """Under the verdict: a claim the null control could not be judged on, said where it is read."""
+    if c.null_state == NULL_IMPOSSIBLE:
+        return "<br><small>no null control possible</small>"
+    if c.null_state == NULL_UNAVAILABLE:
+        return "<br><small>null control not judged</small>"
+    return ""
 
 
 def _why(e: Experiment, i: int, o: Outcome, c: Check) -> str:

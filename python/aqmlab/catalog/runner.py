@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .core import Check, Experiment, overall
+from .core import NULL_UNAVAILABLE, Check, Experiment, overall
 from .registry import get
 
 
@@ -59,7 +59,8 @@ class Outcome:
                         "source": c.expectation.source, "band": c.expectation.band_text(),
                         "value": _finite(c.value), "verdict": c.verdict, "detail": c.detail,
                         "seeds_in_band": c.seeds.passing if c.seeds else None,
-                        "seeds": c.seeds.n if c.seeds else None} for c in self.checks],
+                        "seeds": c.seeds.n if c.seeds else None, "null_control": c.null_state}
+                       for c in self.checks],
             "scenarios": self.scenarios_toml,
         }
 
@@ -128,7 +129,7 @@ def run_task(task: Task, exp: Experiment | None = None) -> TaskResult:
     exp = exp or get(task.exp_id)
     dicts = {label: _seeded(d, task.k) for label, d in exp.scenarios(task.quick).items()}
     if task.null:
-        dicts = {label: null_control(d) for label, d in dicts.items()}
+        dicts = {label: null_control(d) if exp.nulled(label) else d for label, d in dicts.items()}
     scenarios = {label: as_scenario(d) for label, d in dicts.items()}
     results = {label: run(s, progress=False) for label, s in scenarios.items()}
     try:
@@ -150,11 +151,14 @@ def run_task(task: Task, exp: Experiment | None = None) -> TaskResult:
 def tasks_of(exp: Experiment, quick: bool, seeds: int | None = None, null_seeds: int | None = None) -> list[Task]:
     """The runs an experiment needs: ``seeds`` of its own (default :data:`SEEDS`) and ``null_seeds``
     of its null control (default by mode). An experiment without scenarios (analysis only, or
-    one that runs its own sweeps) is deterministic: one task, no null control."""
+    one that runs its own sweeps) is deterministic: one task, no null control; so is one whose
+    scenarios draw no random numbers (``Experiment.deterministic``), with one null-control run."""
     seeds = SEEDS if seeds is None else seeds
     null_seeds = (QUICK_NULL_SEEDS if quick else NULL_SEEDS) if null_seeds is None else null_seeds
     if seeds < 1 or null_seeds < 0:
         raise ValueError(f"seeds must be >= 1 and null seeds >= 0, got {seeds} and {null_seeds}")
+    if exp.deterministic:
+        seeds, null_seeds = 1, min(null_seeds, 1)
     if not exp.scenarios(quick):
         return [Task(exp.id, quick, 0, False)]
     own = [Task(exp.id, quick, k, False) for k in range(seeds)]
@@ -175,7 +179,8 @@ def assemble(exp: Experiment, quick: bool, tasks: Sequence[Task], results: Seque
     if errors:
         # Said on every claim that should have had a null control: its verdict is then unchecked.
         note = f"; null control not judged (its analysis failed: {errors[0]})"
-        checks = [replace(c, detail=c.detail + note) if c.expectation.null and c.null is None else c for c in checks]
+        checks = [replace(c, detail=c.detail + note, null_state=NULL_UNAVAILABLE)
+                  if c.expectation.null and not c.expectation.no_null and c.null is None else c for c in checks]
     return Outcome(
         id=exp.id, quick=quick, metrics=first.metrics,
         checks=checks, figures=first.figures,

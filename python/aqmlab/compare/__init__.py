@@ -53,17 +53,18 @@ class SavedRun:
         return x, np.cumsum(c) / c.sum()
 
     def delay_throughput(self) -> pd.DataFrame:
-        """Per measured interval: queue delay (s) and total delivered rate (b/s)."""
+        """Per measured interval: the mean sojourn of its departures (s; intervals without any
+        are left out) and the total delivered rate (b/s)."""
         q, r = self.frames.get("queue"), self.frames.get("flow_rates")
         if q is None or r is None or not len(q) or not len(r):
             s = self.summary
             rate = sum(f["throughput_bps"] or 0.0 for f in s["flows"])
-            return pd.DataFrame({"qdelay_s": [s["qdelay_mean_s"] or 0.0], "rate_bps": [rate]})
+            return pd.DataFrame({"sojourn_mean_s": [s["qdelay_mean_s"] or 0.0], "rate_bps": [rate]})
         total = r.sum(axis=1).to_numpy()
         n = min(len(q), len(total))
-        df = pd.DataFrame({"t_s": q["t_s"].to_numpy()[:n], "qdelay_s": q["qdelay_s"].to_numpy()[:n],
+        df = pd.DataFrame({"t_s": q["t_s"].to_numpy()[:n], "sojourn_mean_s": q["sojourn_mean_s"].to_numpy()[:n],
                            "rate_bps": total[:n]})
-        return df[df["t_s"] > self.warmup_s]
+        return df[(df["t_s"] > self.warmup_s) & df["sojourn_mean_s"].notna()]
 
 
 def load_runs(dirs: list[Path], labels: list[str] | None = None) -> list[SavedRun]:
@@ -107,7 +108,7 @@ def plot_throughput_delay(runs: list[SavedRun], ax: Any) -> None:
     colors = _colors(len(runs))
     for r, c in zip(runs, colors):
         df = r.delay_throughput()
-        x, y = df["qdelay_s"].to_numpy() * 1e3, df["rate_bps"].to_numpy() / 1e6
+        x, y = df["sojourn_mean_s"].to_numpy() * 1e3, df["rate_bps"].to_numpy() / 1e6
         (x25, x50, x75), (y25, y50, y75) = np.percentile(x, [25, 50, 75]), np.percentile(y, [25, 50, 75])
         ax.errorbar([x50], [y50], xerr=[[x50 - x25], [x75 - x50]], yerr=[[y50 - y25], [y75 - y50]], fmt="o",
                     color=c, capsize=3, label=r.label)

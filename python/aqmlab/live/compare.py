@@ -67,7 +67,7 @@ def plot(live: Result, sim: Result, path: Path) -> Path:
         a1.plot(x * 1e3, y, label=label)
         q = r.queue()
         if len(q):
-            a2.plot(q["t_s"], q["qdelay_s"] * 1e3, lw=0.7, label=label)
+            a2.plot(q["t_s"], q["sojourn_mean_s"] * 1e3, lw=0.7, label=label)
     a1.set_xlabel("queueing delay (ms)")
     a1.set_ylabel("CDF")
     a2.set_xlabel("time (s)")

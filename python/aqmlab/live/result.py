@@ -12,7 +12,8 @@ from .plan import LivePlan
 
 # Router trace columns and their numpy types (as the simulator's bindings return them).
 _TRACE_TYPES = {
-    "sample_t_ns": np.uint64, "queue_bytes": np.uint64, "queue_packets": np.uint32, "queue_delay_ns": np.uint64,
+    "sample_t_ns": np.uint64, "queue_bytes": np.uint64, "queue_packets": np.uint32, "last_sojourn_ns": np.uint64,
+    "sojourn_mean_ns": np.float64,
     "link_rate_bps": np.uint64, "sojourn_t_ns": np.uint64, "sojourn_ns": np.uint64,
     "sojourn_qdisc_ns": np.uint64, "sojourn_flow": np.uint32,
     "flow_bytes": np.uint64, "drop_t_ns": np.uint64, "drop_flow": np.uint32, "drop_kind": np.uint8,

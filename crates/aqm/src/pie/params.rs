@@ -5,17 +5,15 @@
 
 use super::reference::TargetPolicy;
 use crate::config::QueueLimit;
-use crate::schema::{choice_enum, profile_enum, Finish, Range};
+use crate::schema::{choice_enum, Finish, Range};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC, NS_PER_US};
 
 choice_enum! {
     /// Which published PIE a run follows.
-    #[derive(Default)]
-    pub enum PieProfile {
+    pub profile enum PieProfile = Rfc {
         /// Pan et al., HPSR 2013: 3-step auto-tune, departure-rate delay, burst burnt by `dq_int`.
         Paper = "paper",
         /// RFC 8033 (core §4 plus the §5 options).
-        #[default]
         Rfc = "rfc",
         /// Linux `sch_pie` today: Q56 fixed point, 64 ns ticks, tupdate in jiffies.
         Linux = "linux",
@@ -23,7 +21,6 @@ choice_enum! {
         Ns3 = "ns3",
     }
 }
-profile_enum!(PieProfile);
 
 choice_enum! {
     /// How PIE measures the queueing delay.

@@ -27,10 +27,8 @@ use crate::time::{Nanos, NS_PER_SEC};
 
 choice_enum! {
     /// How PIE's delay reference is set.
-    #[derive(Default)]
-    pub enum TargetPolicy {
+    pub enum TargetPolicy = Fixed {
         /// The configured `target`, changed only by a run-time call.
-        #[default]
         Fixed = "fixed",
         /// Lowered once the measured draining rate has risen and held steady (slides 2013).
         DrainRate = "drain_rate",

@@ -179,6 +179,8 @@ impl Simulation {
     fn record_departure(&mut self, now: Nanos, pkt: &Pkt, left_qdisc: Nanos) {
         let sojourn = now - pkt.enqueued_at;
         self.last_sojourn_ns = sojourn;
+        self.interval_sojourn.0 += sojourn;
+        self.interval_sojourn.1 += 1;
         if now >= self.cfg.warmup_ns {
             self.delay_hist.record(sojourn);
         }

@@ -1,6 +1,18 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)] // each test binary uses its own subset
 
+use sim::config::SimConfig;
+use sim::Simulation;
+
+/// A simulation whose invariant violations fail the run (see `sim::invariants`): every
+/// integration test builds its simulations here. (The library's own unit tests are strict by
+/// `cfg(test)`; a run from Python or the CLI counts violations and reports them.)
+pub fn simulation(cfg: SimConfig) -> Result<Simulation, String> {
+    let mut sim = Simulation::new(cfg)?;
+    sim.strict_invariants = true;
+    Ok(sim)
+}
+
 /// Completion time of a K-segment slow-start transfer over an idle dumbbell with ideal access
 /// links: round r of w_r = IW·2^r segments reaches the bottleneck at A_r, and
 /// A_{r+1} = A_r + tau + tau_ack + R while no round fills the pipe. The last ACK returns

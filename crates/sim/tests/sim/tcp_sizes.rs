@@ -6,7 +6,8 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
 use sim::config::{App, Dist, SimConfig, TcpConfig, Transport};
-use sim::{Simulation, Summary};
+use sim::Summary;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -19,7 +20,7 @@ fn one_flow(profile: &str, rate_bps: u64, secs: u64) -> SimConfig {
 }
 
 fn run(c: SimConfig) -> Summary {
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     sim.summary()
 }

@@ -6,7 +6,7 @@ use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
 use sim::config::{Dist, ImpairConfig, LossModel, TcpConfig, Transport};
 use sim::trace::{EVENT_DROP_IMPAIRMENT, TCP_EVENT_RECOVERY};
-use sim::Simulation;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -26,7 +26,7 @@ fn periodic_recoveries(profile: &str, rack: bool, secs: u64) -> (Vec<i64>, f64, 
     c.bottleneck.impairment = Some(ImpairConfig { loss: LossModel::Periodic { every: 100 }, mark_instead: false, outages: vec![] });
     c.traces.drops = true;
     c.traces.tcp = true;
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let tr = &sim.traces;
     let drops: Vec<u64> = (0..tr.drop_t.len()).filter(|&i| tr.drop_kind[i] == EVENT_DROP_IMPAIRMENT).map(|i| tr.drop_t[i]).collect();

@@ -4,7 +4,7 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::{QdiscConfig, QueueLimit};
 use sim::bench::tcp_dumbbell;
 use sim::config::{Dist, SimConfig};
-use sim::Simulation;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -24,7 +24,7 @@ fn lossy_mix() -> SimConfig {
 
 #[test]
 fn packets_are_conserved() {
-    let mut sim = Simulation::new(lossy_mix()).unwrap();
+    let mut sim = simulation(lossy_mix()).unwrap();
     // Check mid-run (packets in flight) and at the end.
     for t in [7 * S + 123, 30 * S] {
         sim.run_until(t);
@@ -62,7 +62,7 @@ fn a_reverse_queue_that_drops_every_ack_shows_in_the_summary() {
     // senders never hear back and the bottleneck is nearly idle.
     let mut c = tcp_dumbbell(5, 10_000_000, 100 * MS, QueueLimit::Packets(100), 20 * S);
     c.bottleneck.reverse_queue = QdiscConfig::drop_tail(QueueLimit::Bytes(1));
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let s = sim.summary();
     let reverse = s.queues.iter().find(|q| q.queue == "reverse_bottleneck").unwrap();
@@ -80,7 +80,7 @@ fn same_seed_same_run_bit_for_bit() {
     let run = |seed: u64| {
         let mut c = lossy_mix();
         c.seed = seed;
-        let mut sim = Simulation::new(c).unwrap();
+        let mut sim = simulation(c).unwrap();
         sim.run();
         let t = &sim.traces;
         let summary = serde_json::to_string(&sim.summary()).unwrap();
@@ -93,7 +93,7 @@ fn same_seed_same_run_bit_for_bit() {
 
 #[test]
 fn heterogeneous_rtts_are_drawn_within_bounds() {
-    let mut sim = Simulation::new(lossy_mix()).unwrap();
+    let mut sim = simulation(lossy_mix()).unwrap();
     sim.run_until(S);
     let s = sim.summary();
     let rtts: Vec<f64> = s.flows.iter().map(|f| f.rtt_base_s).collect();
@@ -109,7 +109,7 @@ fn one_newreno_flow_fills_a_bdp_buffer() {
     // never drains the queue, so the link stays busy after the first recovery.
     let mut c = tcp_dumbbell(1, 10_000_000, 100 * MS, QueueLimit::Packets(125), 100 * S);
     c.warmup_ns = 20 * S;
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let s = sim.summary();
     assert!(s.utilization > 0.97, "utilization {}", s.utilization);

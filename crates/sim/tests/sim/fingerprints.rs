@@ -11,7 +11,7 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::QueueLimit;
 use sim::bench::{scenario, tcp_dumbbell};
 use sim::config::{App, DeviceConfig, Dist, FlowGroup, SimConfig, SizeDist, TcpConfig, TraceConfig, Transport, UdpConfig};
-use sim::Simulation;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -42,7 +42,7 @@ fn fingerprint(cfg: SimConfig) -> (u64, u64) {
 }
 
 fn fingerprint_with(cfg: SimConfig, reference_path: bool) -> (u64, u64) {
-    let mut sim = Simulation::new(cfg).expect("valid scenario");
+    let mut sim = simulation(cfg).expect("valid scenario");
     if reference_path {
         sim.use_reference_event_path();
     }
@@ -51,7 +51,7 @@ fn fingerprint_with(cfg: SimConfig, reference_path: bool) -> (u64, u64) {
     s.add(serde_json::to_string(&sim.summary()).expect("summary serializes").as_bytes());
     let t = &sim.traces;
     let mut h = Fnv::new();
-    h.debug(&(&t.sample_t, &t.queue_bytes, &t.queue_packets, &t.queue_delay_ns, &t.link_rate_bps));
+    h.debug(&(&t.sample_t, &t.queue_bytes, &t.queue_packets, &t.last_sojourn_ns, &t.link_rate_bps));
     h.debug(&(&t.sojourn_t, &t.sojourn_ns, &t.sojourn_qdisc_ns, &t.sojourn_flow, &t.flow_bytes));
     h.debug(&(&t.drop_t, &t.drop_flow, &t.drop_kind, &t.drop_link, &t.probe_names));
     // f64 columns by their bits (NaN-safe, exact).

@@ -7,7 +7,7 @@ use sim::bench::tcp_dumbbell;
 use sim::config::{Dist, TcpConfig, Transport};
 use sim::flow::Endpoint;
 use sim::tcp::hystart::Exit;
-use sim::Simulation;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 
@@ -31,7 +31,7 @@ fn one_flow(hystart: bool, secs: u64) -> Start {
     c.seed = 1;
     c.flows[0].start_ns = Dist::Fixed(0);
     c.flows[0].transport = Transport::Tcp(TcpConfig { hystart, ..TcpConfig::profile("linux").unwrap() });
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     let mut s = Start { exit_ms: None, exit_window: 0.0, first_drop_ms: None, dropped: 0, timeouts: 0, hystart: None, utilization: 0.0 };
     for ms in 1..=secs * 1000 {
         sim.run_until(ms * MS);

@@ -11,7 +11,7 @@ use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
 use sim::config::{Dist, ImpairConfig, LossModel, TcpConfig, Transport};
 use sim::tcp::params::{Ect, EcnMode};
-use sim::Simulation;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -40,7 +40,7 @@ fn marked_path(t: TcpConfig, marks: LossModel, rtt: u64, secs: u64, seed: u64) -
     c.bottleneck.impairment = Some(ImpairConfig { loss: marks, mark_instead: true, outages: vec![] });
     c.traces.tcp = true;
     c.traces.interval_ns = 10 * MS;
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let s = sim.summary();
     let w = &sim.traces.tcp_cwnd[sim.traces.tcp_cwnd.len() / 2..];

@@ -7,16 +7,16 @@ use aqm::{QdiscConfig, QueueLimit};
 use sim::bench::tcp_dumbbell;
 use sim::config::{App, Dist, ImpairConfig, LossModel, SimConfig, SizeDist, TcpConfig, Transport};
 use sim::tcp::params::EcnMode;
-use sim::{Simulation, Summary};
+use sim::Summary;
 
-mod common;
-use common::slow_start_completion;
+use crate::common::slow_start_completion;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
 
 fn run(c: SimConfig) -> Summary {
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     sim.summary()
 }
@@ -257,7 +257,7 @@ fn dctcp_with_step_marking_keeps_the_queue_at_k() {
         c.warmup_ns = 5 * S;
         c.traces.queue = true;
         c.traces.interval_ns = MS;
-        let mut sim = Simulation::new(c).unwrap();
+        let mut sim = simulation(c).unwrap();
         sim.run();
         let s = sim.summary();
         assert!(s.utilization >= 0.95, "{n} flows: utilization {}", s.utilization);
@@ -319,7 +319,7 @@ fn an_outage_is_recovered_by_rto_with_back_off() {
     c.traces.flow_bytes = true;
     c.traces.tcp = true;
     c.traces.interval_ns = S;
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let s = sim.summary();
     let f = &s.flows[0].counts;

@@ -1,7 +1,7 @@
 //! Per-packet cost of each discipline, measured by criterion: one arrival and one departure per
 //! iteration on a standing queue of 100 packets (so the early-drop test is really evaluated),
 //! and PIE's enqueue decision alone at p = 10 % (the random draw is taken).
-//! `cargo bench -p aqmlab-aqm` prints the time per iteration for each.
+//! `cargo bench -p aqmlab-aqm-bench` prints the time per iteration for each.
 
 use std::hint::black_box;
 

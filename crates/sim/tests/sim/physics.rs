@@ -6,8 +6,8 @@ use sim::bench::tcp_dumbbell;
 use sim::config::{App, Dist, FlowGroup, SimConfig, Transport, UdpConfig};
 use sim::Simulation;
 
-mod common;
-use common::slow_start_completion;
+use crate::common::slow_start_completion;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -51,10 +51,10 @@ fn one_packet_latency_is_propagation_plus_serialization() {
     let mut c = udp_config(10_000_000, 100, S);
     c.flows[0].stop_ns = Some(1);
     let expected = 20 * MS + 800_000 + 25 * MS + 3 * MS;
-    assert_eq!(first_delivery(Simulation::new(c.clone()).unwrap(), expected), (0, 1));
+    assert_eq!(first_delivery(simulation(c.clone()).unwrap(), expected), (0, 1));
     // With 100 Mb/s access links, two more serializations of 80 us each.
     c.access.rate_bps = Some(100_000_000);
-    assert_eq!(first_delivery(Simulation::new(c).unwrap(), expected + 160_000), (0, 1));
+    assert_eq!(first_delivery(simulation(c).unwrap(), expected + 160_000), (0, 1));
 }
 
 #[test]
@@ -64,7 +64,7 @@ fn idle_path_transfer_matches_slow_start_rounds() {
     c.flows[0].start_ns = Dist::Fixed(0);
     c.flows[0].app = App::Transfer { bytes: 100 * 960 };
     let access = match c.flows[0].access_delay_ns { Dist::Fixed(a) => a, _ => unreachable!() };
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let s = sim.summary();
     let got = (s.flows[0].completion_s.unwrap() * 1e9).round() as u64;
@@ -82,7 +82,7 @@ fn overloaded_cbr_is_delivered_at_capacity_with_a_full_queue() {
     // 12 Mb/s into 10 Mb/s with a 100-packet DropTail queue.
     let mut c = udp_config(12_000_000, 100, 20 * S);
     c.warmup_ns = 2 * S;
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let s = sim.summary();
     assert!((s.utilization - 1.0).abs() < 0.005, "utilization {}", s.utilization);
@@ -108,7 +108,7 @@ fn capacity_schedule_is_followed() {
     ];
     c.traces.flow_bytes = true;
     c.traces.interval_ns = 500 * MS;
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let t = &sim.traces;
     // Delivered bits per 0.5 s interval, away from the changes (propagation shifts by 48 ms).
@@ -135,7 +135,7 @@ fn flow_schedule_adds_and_removes_groups() {
     c.flows[1].start_ns = Dist::Uniform { lo: 5 * S, hi: 5 * S + 100 * MS };
     c.traces.flow_bytes = true;
     c.traces.interval_ns = S;
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let t = &sim.traces;
     let n = 50;

@@ -10,6 +10,7 @@ use sim::bench::tcp_dumbbell;
 use sim::config::{App, Dist, FlowGroup, SimConfig, TcpConfig, Transport, UdpConfig};
 use sim::ppv::{MarkerConfig, MarkerKind, TvfConfig};
 use sim::{Simulation, Summary};
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -68,7 +69,7 @@ fn probe_mean(sim: &Simulation, name: &str, from: u64) -> f64 {
 
 #[test]
 fn pvpie_gold_silver_shares_and_delay() {
-    let mut sim = Simulation::new(gold_silver(pvpie(40 * NS_PER_MS), 30 * S)).unwrap();
+    let mut sim = simulation(gold_silver(pvpie(40 * NS_PER_MS), 30 * S)).unwrap();
     sim.run();
     let s = sim.summary();
     let (gold, silver) = (group_rate(&s, 0), group_rate(&s, 1));
@@ -98,7 +99,7 @@ fn pvpie_gold_silver_shares_and_delay() {
 fn markers_are_shared_per_policy_flow_and_stamp_only_data() {
     let mut c = gold_silver(pvpie(40 * NS_PER_MS), S);
     c.warmup_ns = 0;
-    let sim = Simulation::new(c).unwrap();
+    let sim = simulation(c).unwrap();
     assert_eq!(sim.ppv.len(), 2);
     assert_eq!((0..10).map(|f| sim.ppv.policy_flow_of(f).unwrap()).collect::<Vec<_>>(), vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 1]);
     assert_eq!(sim.traces.probe_names.last(), Some(&"desired_ctv"));
@@ -107,7 +108,7 @@ fn markers_are_shared_per_policy_flow_and_stamp_only_data() {
     if let Some(m) = bad.flows[0].marker.as_mut() {
         m.connections_per_flow = Some(3);
     }
-    assert_eq!(Simulation::new(bad).err().unwrap(), "flows[0].marker.connections_per_flow: 3 does not divide count = 5");
+    assert_eq!(simulation(bad).err().unwrap(), "flows[0].marker.connections_per_flow: 3 does not divide count = 5");
 }
 
 #[test]
@@ -131,7 +132,7 @@ fn background_udp_cannot_take_more_than_its_share() {
         marker: Some(MarkerConfig { tvf: TvfConfig::Background, kind: token_bucket(), connections_per_flow: Some(1) }),
         route: None,
     });
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let s = sim.summary();
     let (gold, silver, bg) = (group_rate(&s, 0), group_rate(&s, 1), group_rate(&s, 2));
@@ -154,7 +155,7 @@ fn ppv_scheduler_baseline_keeps_the_shares() {
     // (333 packets of 1500 B): it keeps a full buffer, so the delay is the buffer's, and the
     // shares follow the policy. Band ±25 % as for PVPIE.
     let q = QdiscConfig::Ppv(PpvConfig { limit: Some(QueueLimit::Packets(333)), ..Default::default() });
-    let mut sim = Simulation::new(gold_silver(q, 20 * S)).unwrap();
+    let mut sim = simulation(gold_silver(q, 20 * S)).unwrap();
     sim.run();
     let s = sim.summary();
     let ratio = group_rate(&s, 0) / group_rate(&s, 1);
@@ -167,7 +168,7 @@ fn ppv_scheduler_baseline_keeps_the_shares() {
 fn plain_pie_ignores_the_policy() {
     // Control: the same load under PIE (no PVs read) splits about evenly, far from 4:1.
     let q = QdiscConfig::Pie(PieConfig { profile: Some(PieProfile::Rfc), target: Some(40 * NS_PER_MS), ..Default::default() });
-    let mut sim = Simulation::new(gold_silver(q, 20 * S)).unwrap();
+    let mut sim = simulation(gold_silver(q, 20 * S)).unwrap();
     sim.run();
     let s = sim.summary();
     let ratio = group_rate(&s, 0) / group_rate(&s, 1);

@@ -9,7 +9,8 @@ use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
 use sim::config::{Dist, TcpConfig, Transport};
 use sim::tcp::params::ReduceFrom;
-use sim::{Simulation, Summary};
+use sim::Summary;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -24,7 +25,7 @@ fn run(t: TcpConfig, seed: u64) -> Summary {
     c.bottleneck.queue = serde_json::from_str(r#"{"type":"pie","profile":"rfc","target":20000000,"limit":{"packets":400}}"#).unwrap();
     c.flows[0].access_delay_ns = Dist::Each(RTTS_MS.iter().map(|r| r * MS / 2 - 5 * MS).collect());
     c.flows[0].transport = Transport::Tcp(t);
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     sim.summary()
 }

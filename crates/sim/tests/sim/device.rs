@@ -6,6 +6,7 @@ use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
 use sim::config::{App, DeviceConfig, Dist, FlowGroup, SimConfig, Transport, UdpConfig};
 use sim::Simulation;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -52,12 +53,12 @@ fn serialization_counts_the_link_layer_overhead() {
     c.flows[0].stop_ns = Some(1);
     c.bottleneck.device = DeviceConfig { overhead_bytes: 38, queue_packets: 0 };
     let base = ACCESS + BOTTLENECK_DELAY + RECEIVER;
-    assert_delivered_at(&mut Simulation::new(c.clone()).unwrap(), 0, base + 830_400);
+    assert_delivered_at(&mut simulation(c.clone()).unwrap(), 0, base + 830_400);
     // Access links at 100 Mb/s with PPP framing (2 B): two more serializations of
     // 1002·8 bits = 80.16 us each.
     c.access.rate_bps = Some(100_000_000);
     c.access.device = DeviceConfig { overhead_bytes: 2, queue_packets: 0 };
-    assert_delivered_at(&mut Simulation::new(c).unwrap(), 0, base + 830_400 + 2 * 80_160);
+    assert_delivered_at(&mut simulation(c).unwrap(), 0, base + 830_400 + 2 * 80_160);
 }
 
 #[test]
@@ -67,7 +68,7 @@ fn overhead_takes_its_share_of_the_capacity() {
     let mut c = cbr(12_000_000, 100, 20 * S);
     c.warmup_ns = 2 * S;
     c.bottleneck.device = DeviceConfig { overhead_bytes: 2, queue_packets: 0 };
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let s = sim.summary();
     // Measured over 18 s: within one packet of 18 s · 10 Mb/s / (1002 · 8) = 22 455.09 packets.
@@ -107,7 +108,7 @@ fn a_one_packet_device_queue_splits_the_sojourn_exactly() {
     let tx = 801_600;
     let arrivals: Vec<u64> = (0..k).map(|i| ACCESS + i * 8_000_000_000_000 / 12_000_000).collect();
     let (d, s) = fifo_oracle(&arrivals, tx, 1);
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     for i in 0..k as usize {
         // Arrival + qdisc sojourn + device wait + serialization + propagation, per packet.
         let qdisc = d[i] - arrivals[i];
@@ -132,7 +133,7 @@ fn without_a_device_queue_both_sojourns_agree_and_the_device_moves_only_the_spli
         c.warmup_ns = S;
         c.bottleneck.device = DeviceConfig { overhead_bytes: 0, queue_packets: n };
         c.traces.sojourn = true;
-        let mut sim = Simulation::new(c).unwrap();
+        let mut sim = simulation(c).unwrap();
         sim.run();
         sim
     };
@@ -153,8 +154,8 @@ fn without_a_device_queue_both_sojourns_agree_and_the_device_moves_only_the_spli
 fn device_settings_are_validated() {
     let mut c = cbr(1_000_000, 10, S);
     c.access.device = DeviceConfig { overhead_bytes: 0, queue_packets: 1 };
-    assert!(Simulation::new(c.clone()).err().unwrap().starts_with("access.device:"));
+    assert!(simulation(c.clone()).err().unwrap().starts_with("access.device:"));
     c.access.device = DeviceConfig::default();
     c.bottleneck.device.overhead_bytes = 70_000;
-    assert_eq!(Simulation::new(c).err().unwrap(), "bottleneck.device.overhead_bytes: 70000 is outside the accepted range [0, 65535]");
+    assert_eq!(simulation(c).err().unwrap(), "bottleneck.device.overhead_bytes: 70000 is outside the accepted range [0, 65535]");
 }

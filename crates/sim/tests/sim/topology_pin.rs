@@ -8,7 +8,7 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
 use sim::config::{App, Dist, FlowGroup, ImpairConfig, LossModel, RateStep, SimConfig, Transport, UdpConfig};
-use sim::Simulation;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -20,12 +20,12 @@ fn fnv(bytes: &[u8]) -> u64 {
 
 /// Every trace and the summary of a run, hashed.
 pub fn run_hash(cfg: SimConfig) -> u64 {
-    let mut sim = Simulation::new(cfg).unwrap();
+    let mut sim = simulation(cfg).unwrap();
     sim.run();
     let t = &sim.traces;
     let text = format!(
         "{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{}",
-        t.sample_t, t.queue_bytes, t.queue_packets, t.queue_delay_ns, t.link_rate_bps, t.sojourn_t, t.sojourn_ns,
+        t.sample_t, t.queue_bytes, t.queue_packets, t.last_sojourn_ns, t.link_rate_bps, t.sojourn_t, t.sojourn_ns,
         t.sojourn_qdisc_ns, t.sojourn_flow, t.flow_bytes, t.drop_t, t.drop_flow, t.drop_kind, t.drop_link,
         t.probe_names, t.probe, t.tcp_cwnd, t.tcp_ssthresh, t.tcp_srtt_ns, t.tcp_event_t, t.tcp_event_flow,
         t.tcp_event_kind, sim.delivered_packets, serde_json::to_string(&sim.summary()).unwrap()

@@ -7,7 +7,7 @@ use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
 use sim::config::{SimConfig, Transport};
 use sim::tcp::ledbat::TARGET_S;
-use sim::Simulation;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -23,7 +23,7 @@ fn alone(cc: &str) -> (f64, f64) {
     let mut c = tcp_dumbbell(1, 10_000_000, 40 * MS, QueueLimit::Packets(1000), 60 * S);
     c.warmup_ns = 20 * S;
     set_cc(&mut c, 0, cc);
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run();
     let s = sim.summary();
     (s.qdelay_mean_s, s.utilization)
@@ -62,7 +62,7 @@ fn ledbat_yields_to_standard_tcp() {
         c.flows[0].count = 1;
         c.flows.push(lbe);
         set_cc(&mut c, 1, cc);
-        let mut sim = Simulation::new(c).unwrap();
+        let mut sim = simulation(c).unwrap();
         sim.run();
         let s = sim.summary();
         s.flows[1].throughput_bps / (s.flows[0].throughput_bps + s.flows[1].throughput_bps)

@@ -7,7 +7,7 @@ use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
 use sim::config::{App, Dist, SimConfig, SizeDist, Transport, UdpConfig};
 use sim::estimate::Estimate;
-use sim::Simulation;
+use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -17,7 +17,7 @@ fn base() -> SimConfig {
 }
 
 fn refused(c: SimConfig) -> String {
-    Simulation::new(c).err().expect("the scenario must be refused")
+    simulation(c).err().expect("the scenario must be refused")
 }
 
 #[test]
@@ -33,7 +33,7 @@ fn a_one_nanosecond_trace_interval_is_refused_with_the_interval_that_fits() {
     // Without a periodic trace no samples are taken, whatever the interval.
     let mut quiet = base();
     quiet.traces.interval_ns = 1;
-    assert!(Simulation::new(quiet).is_ok());
+    assert!(simulation(quiet).is_ok());
 }
 
 #[test]
@@ -54,7 +54,7 @@ fn retransmission_timers_of_one_nanosecond_are_refused() {
     let mut ok = base();
     let Transport::Tcp(t) = &mut ok.flows[0].transport else { unreachable!() };
     (t.min_rto_ns, t.initial_rto_ns) = (1, 1);
-    assert!(Simulation::new(ok).is_ok());
+    assert!(simulation(ok).is_ok());
 }
 
 #[test]
@@ -127,7 +127,7 @@ fn the_estimate_follows_the_runs_it_estimates() {
     for (name, mut c) in cases {
         c.duration_ns = c.duration_ns.min(20 * S);
         let e = Estimate::of(&c);
-        let mut sim = Simulation::new(c).unwrap();
+        let mut sim = simulation(c).unwrap();
         sim.run();
         let ratio = e.events / sim.events() as f64;
         assert!((0.5..=2.0).contains(&ratio), "{name}: estimated {} events, ran {}", e.events, sim.events());

@@ -5,11 +5,9 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::{QdiscConfig, QueueLimit};
 use sim::bench::tcp_dumbbell;
 use sim::config::{App, Dist, FlowGroup, NetLinkConfig, NetworkConfig, SimConfig, Transport, UdpConfig};
-use sim::Simulation;
 
-#[path = "topology_pin.rs"]
-#[allow(dead_code)]
-mod pin;
+use crate::common::simulation;
+use crate::topology_pin as pin;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
@@ -85,7 +83,7 @@ fn latency_over_k_hops_is_the_sum_of_serializations_and_propagations() {
     let q = QdiscConfig::drop_tail(QueueLimit::Packets(100));
     let c = chain(3, &[10_000_000, 20_000_000, 5_000_000], &[5 * MS, 7 * MS, 11 * MS], &q, vec![udp("one", 10_000_000, &["R0", "R3"], Some(1))], S);
     let expected = 20 * MS + (800 + 400 + 1600) * 1000 + (5 + 7 + 11) * MS + 3 * MS;
-    let mut sim = Simulation::new(c).unwrap();
+    let mut sim = simulation(c).unwrap();
     sim.run_until(expected - 1);
     assert_eq!(sim.delivered_packets, 0);
     sim.run_until(expected);
@@ -109,7 +107,7 @@ fn parking_lot_rates(k: usize, queue: QdiscConfig, long_rate: u64, cross_rate: u
     let mut cfg = chain(k, &vec![c; k], &vec![5 * MS; k], &queue, flows, 30 * S);
     cfg.seed = seed;
     cfg.warmup_ns = 5 * S;
-    let mut sim = Simulation::new(cfg).unwrap();
+    let mut sim = simulation(cfg).unwrap();
     sim.run();
     let s = sim.summary();
     let rates: Vec<f64> = s.flows.iter().map(|f| f.throughput_bps).collect();
