@@ -64,6 +64,8 @@ def scenario(**changes):
     ({"flows.0.cc": "cubic", "flows.0.cubic_alpha": "rfc9438"}, "flows[0].cubic_alpha"),
     ({"flows.0.rcv_wnd": "unlimited"}, "flows[0].rcv_wnd"),
     ({"flows.0.ecn": "dctcp"}, "flows[0].ecn"),
+    ({"flows.0.ecn_cwr": "grow"}, "flows[0].ecn_cwr"),
+    ({"flows.0.prr": False, "flows.0.ecn_cwr": "prr"}, "flows[0].ecn_cwr"),
 ])
 def test_unsupported_settings_are_refused_by_name(changes, field):
     with pytest.raises(ScenarioError) as e:
@@ -141,9 +143,9 @@ FEATURES = {
         {"type": "fq_codel", "profile": "ns3", "quantum": "1514B"},
         [{"type": "tcp", "profile": "ns3", "size": "3MB", "rtt": "50ms"},
          {"type": "udp", "rate": "1Mbps", "rtt": "50ms", "ecn": True}]),
-    "FQ-PIE, NewReno without PRR": (
-        {"type": "fq_pie", "pie": {"profile": "ns3"}},
-        [{"type": "tcp", "profile": "ns3", "prr": False, "rtt": "50ms"}]),
+    "FQ-PIE with ECN, ECN NewReno without PRR (the echo's window held at ssthresh)": (
+        {"type": "fq_pie", "pie": {"profile": "ns3", "ecn": True}},
+        [{"type": "tcp", "profile": "ns3", "prr": False, "ecn": True, "rtt": "50ms"}]),
 }
 
 
@@ -184,7 +186,12 @@ def test_two_scenarios_agree_with_ns3_within_band(name, tmp_path):
     differ = [(r["metric"], r["ours_mean"], r["ns3_mean"], r["band"]) for r in doc["rows"] if not r["agree"]]
     assert doc["agree"], differ
     saved = json.loads((tmp_path / "xval.json").read_text())
-    assert saved["agree"] and (tmp_path / "xval.html").read_text().count("<tr class=ok>") == len(doc["rows"])
+    html = (tmp_path / "xval.html").read_text()
+    assert saved["agree"] and html.count("<tr class=ok>") == len(doc["rows"])
+    # The plots, aqmlab and ns-3 on each: files, and the same images inside the report.
+    for plot in ("sojourn_cdf", "goodput", "delay_time"):
+        assert (tmp_path / f"{plot}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f'alt="{plot}"' in html
 
 
 def test_the_verdict_catches_a_different_discipline():

@@ -413,6 +413,10 @@ class TcpGroup(FlowGroup):
                                         "(tcp_mark_lost_retrans)", default=None, sim="lost_retransmit")
     rescue_retransmit: bool | None = spec(Bool(), "RFC 6675 NextSeg rule 4, the rescue retransmission",
                                           default=None, sim="rescue_retransmit")
+    ecn_cwr: str | None = spec(Choice(("grow", "hold", "prr")), "the window after an ECN reduction until the data "
+                               "then outstanding is acknowledged: grows (RFC 3168 as written), held at ssthresh "
+                               "(ns-3 without PRR), or brought down by PRR (ns-3 with PRR, Linux)",
+                               default=None, sim="ecn_cwr")
     # The application.
     size: dict[str, Any] | None = spec(SIZE_DIST, "payload per transfer: one transfer at start (a fixed size), "
                                        "or objects of random size with `think` or `arrival_rate`", default=None)

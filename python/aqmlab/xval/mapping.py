@@ -264,6 +264,9 @@ def _tcp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
     _need(t["rescue_retransmit"], False, f"{path}.rescue_retransmit",
           "TcpTxBuffer::NextSeg has no RFC 6675 rescue retransmission")
     _need(t["rack"], False, f"{path}.rack", "ns-3.44 has no RACK-TLP")
+    _need(t["ecn_cwr"], "prr" if t["prr"] else "hold", f"{path}.ecn_cwr",
+          "TcpSocketBase::EnterCwr hands the ECN reduction to the recovery algorithm (PRR or classic) and "
+          "does not grow the window in CA_CWR")
     _need(t["rwnd"], 1 << 30, f"{path}.rwnd", "ns-3 bounds the window in bytes only (rcv_wnd)")
     _need(t["initial_rto_ns"], NS3_INITIAL_RTO_NS, f"{path}.initial_rto", "RttEstimator's InitialEstimation is 1 s")
     _need(t["max_rto_ns"], NS3_MAX_RTO_NS, f"{path}.max_rto", "TcpSocketBase caps the RTO at 60 s")

@@ -324,19 +324,37 @@ OnPhyTxBegin(Ptr<const Packet> p)
     }
 }
 
+// Diagnostics: with AQMLAB_XVAL_CWND set, every change of the first flow's cwnd and ssthresh
+// (bytes) and of its congestion state (TcpSocketState::TcpCongState_t), and each of its
+// retransmissions (sequence number) and advances of its highest cumulative ACK, go to
+// OUT_PREFIX.cwnd as "t_ns cwnd|ssthresh|state|rtx|ack value".
+std::ofstream g_cwnd;
+
 void
-OnRetransmission(FlowStats* s, Ptr<const Packet>, const TcpHeader&, const Address&, const Address&,
+OnRetransmission(FlowStats* s, Ptr<const Packet>, const TcpHeader& h, const Address&, const Address&,
                  Ptr<const TcpSocketBase>)
 {
     if (InWindow())
     {
         s->retransmits++;
     }
+    if (g_cwnd.is_open() && s == &g_flows[0])
+    {
+        g_cwnd << Simulator::Now().GetNanoSeconds() << " rtx " << h.GetSequenceNumber().GetValue() << '\n';
+    }
 }
 
-// Diagnostics: with AQMLAB_XVAL_CWND set, every change of the first flow's cwnd and ssthresh
-// (bytes) goes to OUT_PREFIX.cwnd as "t_ns cwnd|ssthresh value".
-std::ofstream g_cwnd;
+void
+OnAck(SequenceNumber32, SequenceNumber32 ack)
+{
+    g_cwnd << Simulator::Now().GetNanoSeconds() << " ack " << ack.GetValue() << '\n';
+}
+
+void
+OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t state)
+{
+    g_cwnd << Simulator::Now().GetNanoSeconds() << " state " << static_cast<int>(state) << '\n';
+}
 
 void
 OnWindow(const char* what, uint32_t, uint32_t value)
@@ -551,6 +569,8 @@ main(int argc, char** argv)
                                                            MakeBoundCallback(&OnWindow, "cwnd"));
                     st->socket->TraceConnectWithoutContext("SlowStartThreshold",
                                                            MakeBoundCallback(&OnWindow, "ssthresh"));
+                    st->socket->TraceConnectWithoutContext("CongState", MakeCallback(&OnState));
+                    st->socket->TraceConnectWithoutContext("HighestRxAck", MakeCallback(&OnAck));
                 }
             }
             else

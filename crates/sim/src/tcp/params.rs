@@ -18,6 +18,26 @@ pub enum EcnMode {
     Dctcp,
 }
 
+/// The window during the CWR phase an ECN echo starts (the data outstanding at the echo not yet
+/// all acknowledged; see [`super::state::CaState::Cwr`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnCwr {
+    /// RFC 3168 §6.1.2 as written: cwnd = ssthresh at the echo, and the window grows on the
+    /// ACKs that follow.
+    #[default]
+    Grow,
+    /// cwnd = ssthresh at the echo and no growth until the phase ends: ns-3.44's
+    /// TcpSocketBase::EnterCwr with TcpClassicRecovery (EnterRecovery sets cwnd = ssthresh;
+    /// ProcessAck's CA_CWR branch calls PktsAcked and DoRecovery, never IncreaseWindow).
+    Hold,
+    /// Proportional Rate Reduction (RFC 6937) over the phase, no growth, cwnd = ssthresh when it
+    /// ends: ns-3.44's EnterCwr with TcpPrrRecovery (EnterRecovery with RecoverFS =
+    /// BytesInFlight(), DoRecovery on each ACK that advances in CA_CWR, cwnd = ssthresh on the
+    /// ACK above m_recover); Linux's tcp_enter_cwr / tcp_cwnd_reduction likewise. Needs `sack`.
+    Prr,
+}
+
 /// The ECN-capable codepoint a sender's packets carry when ECN is on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -152,6 +172,11 @@ pub struct TcpConfig {
     /// from older scenario files: off.
     #[serde(default)]
     pub rescue_retransmit: bool,
+    /// The window while an ECN reduction's CWR phase lasts; see [`EcnCwr`]. The `ns3` profile
+    /// resolves it from `prr` (see [`TcpConfig::resolve`]). Absent from older scenario files:
+    /// grow.
+    #[serde(default)]
+    pub ecn_cwr: EcnCwr,
 }
 
 fn yes() -> bool {
@@ -215,6 +240,9 @@ impl TcpConfig {
         if self.rcv_wnd_bytes == Some(0) || self.snd_buf_bytes == Some(0) {
             return Err("rcv_wnd_bytes, snd_buf_bytes: must be >= 1 byte (or absent for no bound)".into());
         }
+        if self.ecn_cwr == EcnCwr::Prr && !self.sack {
+            return Err("ecn_cwr: 'prr' needs sack (PRR counts delivered data from the SACK scoreboard)".into());
+        }
         if self.prr && !self.sack {
             return Err("prr: needs sack (PRR counts delivered data from the SACK scoreboard)".into());
         }
@@ -253,7 +281,8 @@ impl TcpConfig {
     ///   transmit, SACKed data kept across a timeout, ssthresh from BytesInFlight (the SACK
     ///   pipe; from cwnd for TcpCubic and TcpDctcp, see [`TcpConfig::resolve`]), 128 KiB send
     ///   and receive buffers, option bytes as ns-3's TcpHeader counts them, a lost retransmission
-    ///   left to the RTO. Not modelled: ns-3 reduces cwnd on ECE through PRR (here at once).
+    ///   left to the RTO, an ECN reduction through PRR without growth until the window of the
+    ///   echo is acknowledged ([`EcnCwr::Prr`]; [`EcnCwr::Hold`] with `prr = false`).
     /// - `ns3.26`: what the PI² paper (WNS3'17) ran: NewReno without SACK, IW 1, MinRto 1 s,
     ///   delayed ACKs 2/200 ms, timestamps, limited transmit, ssthresh from ns-3.26's RFC 4898
     ///   BytesInFlight, 128 KiB buffers.
@@ -309,6 +338,7 @@ impl TcpConfig {
             cubic_alpha: CubicAlpha::Fixed,
             lost_retransmit: false,
             rescue_retransmit: false,
+            ecn_cwr: EcnCwr::Grow,
         };
         Some(match name {
             "ns2-sack" => TcpConfig {
@@ -390,6 +420,10 @@ impl TcpConfig {
         }
         if profile.starts_with("ns3") && cfg.cc != "newreno" && !given("growth") {
             cfg.growth = Growth::ByteCounting;
+        }
+        if profile == "ns3" && !given("ecn_cwr") {
+            // EnterCwr hands the reduction to the recovery algorithm ns-3 runs for losses.
+            cfg.ecn_cwr = if cfg.prr { EcnCwr::Prr } else { EcnCwr::Hold };
         }
         if profile == "linux" && cfg.cc != "cubic" && !given("hystart") {
             cfg.hystart = false;
@@ -478,6 +512,12 @@ mod tests {
         // Linux: HyStart lives in tcp_cubic only.
         assert!(!r("linux", r#"{"cc": "newreno"}"#).unwrap().hystart);
         assert!(r("linux", r#"{"cc": "newreno", "hystart": true}"#).unwrap().hystart);
+        // ns-3: the ECN reduction runs the recovery algorithm of losses (EnterCwr).
+        assert_eq!(r("ns3", "{}").unwrap().ecn_cwr, EcnCwr::Prr);
+        assert_eq!(r("ns3", r#"{"prr": false}"#).unwrap().ecn_cwr, EcnCwr::Hold);
+        assert_eq!(r("ns3", r#"{"prr": false, "ecn_cwr": "grow"}"#).unwrap().ecn_cwr, EcnCwr::Grow);
+        assert_eq!(r("linux", "{}").unwrap().ecn_cwr, EcnCwr::Grow);
+        assert!(r("ns3", r#"{"sack": false, "prr": false, "ecn_cwr": "prr"}"#).unwrap_err().starts_with("ecn_cwr:"));
         assert!(r("bsd", "{}").unwrap_err().starts_with("profile: unknown TCP profile 'bsd'"));
         assert!(r("ns3", r#"{"window": 3}"#).unwrap_err().starts_with("window: unknown TCP setting"));
         // Prague: ECT(1) and the exact echo unless told otherwise; classic ECN is refused.

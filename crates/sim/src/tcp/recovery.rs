@@ -107,6 +107,11 @@ impl Prr {
         Prr { delivered: 0, out: 1, recover_fs }
     }
 
+    /// An ECN reduction's PRR (no retransmission starts it): RecoverFS is the pipe at the echo.
+    pub fn start_cwr(recover_fs: u64) -> Self {
+        Prr { delivered: 0, out: 0, recover_fs }
+    }
+
     /// One segment sent.
     pub fn sent(&mut self) {
         self.out += 1;

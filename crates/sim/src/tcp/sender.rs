@@ -12,12 +12,12 @@ use aqm::Nanos;
 
 use super::cc::{Cc, Growth, ReduceFrom};
 use super::hystart::{Exit, HyStart};
-use super::params::{EcnMode, TcpConfig};
+use super::params::{EcnCwr, EcnMode, TcpConfig};
 use super::rack::{self, Rack};
 use super::recovery::{next_seg, NextSeg, NextSegInput, Prr, Retransmissions};
 use super::rto::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::state::{CaState, Recovery, Repair, SackRecovery, SenderStats, Timer, Timers};
+use super::state::{CaState, Recovery, Reducing, Repair, SackRecovery, SenderStats, Timer, Timers};
 
 /// A segment the sender wants transmitted now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +49,7 @@ struct Params {
     growth: Growth,
     reduce_from: ReduceFrom,
     ecn: bool,
+    ecn_cwr: EcnCwr,
     /// The ECN field of data when ECN is on.
     ect: aqm::Ecn,
     timestamps: bool,
@@ -111,6 +112,7 @@ impl TcpSender {
                 growth: cfg.growth,
                 reduce_from: cfg.reduce_from,
                 ecn: cfg.ecn != EcnMode::Off,
+                ecn_cwr: cfg.ecn_cwr,
                 ect: cfg.ect.codepoint(),
                 timestamps: cfg.timestamps,
                 tick: cfg.clock_granularity_ns.max(1),
@@ -361,11 +363,25 @@ impl TcpSender {
         let delivered = (newly_acked + self.sb.sacked()).saturating_sub(sacked_before);
         let now_s = now as f64 * 1e-9;
         self.cc.on_ack_ecn(newly_acked, a.ece, a.ack, self.snd_max, now_s, self.rtt.srtt() * 1e-9);
-        // The ACK that brings a reduction grows nothing (Linux's CWR state).
-        let reduced = a.ece && self.p.ecn && self.on_ece(a.ack, now_s);
+        // RFC 3168 §6.1.2: once per window, never in loss recovery.
+        let reduce = a.ece && self.p.ecn && self.ca.ece_allowed(a.ack) && self.cc.ecn_reduction_allowed(now_s);
         if newly_acked > 0 {
-            self.on_new_ack(now, a.ack, if reduced { 0 } else { newly_acked }, delivered, out);
-        } else if self.snd_max > self.snd_una && a.ack == self.snd_una && (!self.p.sack || newly_sacked > 0) {
+            // The ACK that brings a reduction grows nothing (Linux's CWR state). The reduction
+            // follows the cumulative advance, as ns-3.44's ReceivedAck discards the acknowledged
+            // data (DiscardUpTo) before it reads the echo: EnterCwr's BytesInFlight excludes it.
+            // A recovery this ACK starts (RACK) takes the place of the ECN reduction.
+            self.on_new_ack(now, a.ack, if reduce { 0 } else { newly_acked }, delivered, out);
+            if reduce && self.ca.ece_allowed(a.ack) {
+                self.on_ece(delivered);
+            }
+        } else if reduce {
+            self.on_ece(delivered);
+        }
+        if newly_acked == 0
+            && self.snd_max > self.snd_una
+            && a.ack == self.snd_una
+            && (!self.p.sack || newly_sacked > 0)
+        {
             // A duplicate ACK: without SACK any repeat of snd_una with data outstanding;
             // with SACK one that reports new data (RFC 6675 §2).
             self.on_dupack(now, delivered, out);
@@ -397,21 +413,34 @@ impl TcpSender {
         }
     }
 
-    /// RFC 3168 §6.1.2: react to ECE as to a loss, once per window, without retransmitting.
-    /// Returns whether the window was reduced.
-    fn on_ece(&mut self, ack: u64, now_s: f64) -> bool {
-        if !self.ca.ece_allowed(ack) || !self.cc.ecn_reduction_allowed(now_s) {
-            return false;
-        }
+    /// RFC 3168 §6.1.2: react to ECE as to a loss, without retransmitting (the caller checked
+    /// that a reduction is allowed). `delivered`: segments this ACK delivered (PRR's first
+    /// step, with [`EcnCwr::Prr`]).
+    fn on_ece(&mut self, delivered: u64) {
         self.stats.ecn_reductions += 1;
         let before = self.cwnd;
         let base = self.reduction_base(false);
         self.ssthresh = self.cc.ssthresh_on_congestion(self.cwnd, base, true);
-        self.cwnd = self.ssthresh.min(self.cwnd);
-        self.audit_response(before, true, self.cwnd);
-        self.ca = CaState::Cwr { until: self.snd_max };
+        let reducing = match self.p.ecn_cwr {
+            EcnCwr::Grow => None,
+            EcnCwr::Hold => Some(Reducing::Hold),
+            EcnCwr::Prr => {
+                let pipe = self.pipe();
+                let mut prr = Prr::start_cwr(pipe);
+                self.cwnd = prr.on_delivered(delivered, pipe as f64, self.ssthresh);
+                Some(Reducing::Prr(prr))
+            }
+        };
+        let prr = matches!(reducing, Some(Reducing::Prr(_)));
+        if !prr {
+            self.cwnd = self.ssthresh.min(self.cwnd);
+        }
+        // PRR's pipe + sndcnt is not a larger window (see enter_recovery); the response's
+        // window is ssthresh.
+        let set = if prr { self.ssthresh } else { self.cwnd };
+        self.audit_response(before, true, set);
+        self.ca = CaState::Cwr { until: self.snd_max, reducing };
         self.cwr_pending = self.p.ecn;
-        true
     }
 
     fn on_new_ack(&mut self, now: Nanos, ack: u64, newly_acked: u64, delivered: u64, out: &mut Vec<Segment>) {
@@ -423,7 +452,7 @@ impl TcpSender {
         self.dupacks = 0;
         if let CaState::Loss { until, .. } = self.ca {
             // New data acknowledged ends the timeout phase; the reduced window stays reduced.
-            self.ca = CaState::Cwr { until };
+            self.ca = CaState::Cwr { until, reducing: None };
         }
         let ca = std::mem::take(&mut self.ca);
         match ca {
@@ -431,7 +460,7 @@ impl TcpSender {
                 // Full acknowledgement: recovery ends. RFC 6675 and RFC 6937 set cwnd to
                 // ssthresh; RFC 6582 §3.2 step 3 (option 1) to min(ssthresh, max(FlightSize,
                 // SMSS) + SMSS).
-                self.ca = CaState::Cwr { until: rec.point };
+                self.ca = CaState::Cwr { until: rec.point, reducing: None };
                 self.forget_losses();
                 let flight = self.flight().max(1) as f64;
                 self.cwnd = if self.p.sack { self.ssthresh } else { self.ssthresh.min(flight + 1.0) };
@@ -454,6 +483,17 @@ impl TcpSender {
                     self.restart_timer(now);
                 }
             }
+            CaState::Cwr { until, reducing: Some(mut reducing) } => {
+                // An ECN reduction under way: no growth (ns-3.44 ProcessAck's CA_CWR branch
+                // calls DoRecovery, not IncreaseWindow; Linux tcp_cong_control likewise);
+                // with PRR, the window follows the deliveries of ACKs that advance (ns-3 leaves
+                // duplicate ACKs in CA_CWR out of PRR).
+                if let Reducing::Prr(prr) = &mut reducing {
+                    self.cwnd = prr.on_delivered(delivered, self.pipe() as f64, self.ssthresh);
+                }
+                self.ca = CaState::Cwr { until, reducing: Some(reducing) };
+                self.restart_timer(now);
+            }
             other => {
                 self.ca = other;
                 if self.rack.is_some() && self.rack_starts_recovery(now) {
@@ -468,8 +508,13 @@ impl TcpSender {
                 }
             }
         }
-        if let CaState::Cwr { until } = self.ca {
+        if let CaState::Cwr { until, reducing } = self.ca {
             if self.snd_una > until {
+                if reducing.is_some() {
+                    // ns-3.44 ProcessAck: cwnd = ssthresh on leaving CA_CWR (RFC 6937 §3 at
+                    // the end of a reduction).
+                    self.cwnd = self.ssthresh;
+                }
                 self.ca = CaState::Open;
             }
         }
@@ -715,6 +760,10 @@ impl TcpSender {
                     self.snd_nxt += 1;
                 } else {
                     self.send_new(now, out);
+                }
+                if let CaState::Cwr { reducing: Some(Reducing::Prr(prr)), .. } = &mut self.ca {
+                    // ns-3.44 SendDataPacket: UpdateBytesSent in CA_CWR (RFC 6937 prr_out).
+                    prr.sent();
                 }
             }
         }

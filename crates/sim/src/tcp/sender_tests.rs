@@ -182,6 +182,49 @@ fn ns3_ece_halves_the_sack_pipe() {
     assert_eq!((s.ssthresh, s.cwnd, s.stats.ecn_reductions), (4.0, 4.0, 1));
 }
 
+/// ACKs 1, 2, … of a window of 10 (0..10 sent, ssthresh = cwnd = 10) with classic ECN in the
+/// `ns3` profile and the given CWR rule, ECE on the first: (cwnd after each ACK, segments sent
+/// after each ACK), until the ACK that covers the data outstanding at the echo.
+fn ecn_cwr_trace(rule: EcnCwr) -> Vec<(f64, usize)> {
+    let cfg = TcpConfig { ecn: EcnMode::Classic, ecn_cwr: rule, ..TcpConfig::profile("ns3").unwrap() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    let mut trace = Vec::new();
+    for a in 1..=11 {
+        s.on_ack(a * MS, &AckIn { ack: a, sack: &[], ece: a == 1, echo: 0 }, &mut out);
+        trace.push((s.cwnd, out.len()));
+        out.clear();
+    }
+    assert_eq!((s.ssthresh, s.stats.ecn_reductions), (4.5, 1));
+    trace
+}
+
+#[test]
+fn ns3_ecn_reduction_runs_prr_without_growth_then_sets_ssthresh() {
+    // ns-3.44 EnterCwr with TcpPrrRecovery, worked by hand from RFC 6937 §3: ECE on the ACK of
+    // 0 leaves pipe 9, ssthresh = 9/2 = 4.5 (TcpNewReno halves BytesInFlight), RecoverFS 9.
+    // While pipe > ssthresh, sndcnt = ceil(prr_delivered · 4.5 / 9) − prr_out: one segment on
+    // every other ACK (cwnd = pipe + sndcnt), nothing grows; pipe stays 9 until the ACKs of
+    // the segments sent at the echo... the ACK of 10 (above snd_max 10 at the echo) ends the
+    // phase with cwnd = ssthresh.
+    let t = ecn_cwr_trace(EcnCwr::Prr);
+    let sent: Vec<usize> = t.iter().map(|&(_, n)| n).collect();
+    assert_eq!(&sent[..6], &[1, 0, 1, 0, 1, 0]);
+    assert_eq!(t[0].0, 10.0); // pipe 9 + sndcnt ceil(4.5/9) = 1
+    assert_eq!(t[1].0, 9.0); // pipe 9 + ceil(2 · 0.5) − 1 = 0
+    assert_eq!(t[10].0, 4.5);
+}
+
+#[test]
+fn ns3_ecn_reduction_without_prr_holds_the_window() {
+    // TcpClassicRecovery: cwnd = ssthresh at the echo, no IncreaseWindow in CA_CWR; the
+    // RFC 3168 rule as written grows in congestion avoidance (1/cwnd per ACK) meanwhile.
+    let hold = ecn_cwr_trace(EcnCwr::Hold);
+    assert!(hold.iter().all(|&(w, _)| w == 4.5));
+    let grow = ecn_cwr_trace(EcnCwr::Grow);
+    assert_eq!(grow[0].0, 4.5);
+    assert!(grow[9].0 > 4.5 + 1.0);
+}
+
 #[test]
 fn ns3_26_halves_rfc4898_pipe_without_sack() {
     // ns-3.26 FastRetransmit: GetSsThresh(BytesInFlight()) with BytesInFlight = (nextTx −
@@ -385,11 +428,12 @@ fn ece_reduces_once_per_window_without_retransmitting() {
     let cfg = TcpConfig { ecn: EcnMode::Classic, reduce_from: ReduceFrom::Flight, ..newreno() };
     let (mut s, mut out) = with_window(&cfg, 10);
     s.on_ack(MS, &AckIn { ack: 1, sack: &[], ece: true, echo: 0 }, &mut out);
-    // Halved from the flight of 10 (the ACK was read after the cut), no retransmission;
-    // the first new segment carries CWR.
-    assert_eq!((s.ssthresh, s.cwnd, s.stats.ecn_reductions, s.stats.retransmits), (5.0, 5.0, 1, 0));
+    // Halved from the flight of 9 (the cut follows the ACK's cumulative advance, as ns-3.44's
+    // ReceivedAck discards acknowledged data before EnterCwr), no retransmission; the first
+    // new segment carries CWR.
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.ecn_reductions, s.stats.retransmits), (4.5, 4.5, 1, 0));
     out.clear();
-    s.on_ack(2 * MS, &AckIn { ack: 6, sack: &[], ece: true, echo: 0 }, &mut out);
+    s.on_ack(2 * MS, &AckIn { ack: 7, sack: &[], ece: true, echo: 0 }, &mut out);
     assert_eq!(s.stats.ecn_reductions, 1, "a second ECE in the same window is ignored");
     assert!(out[0].cwr && out.iter().skip(1).all(|s| !s.cwr));
     // Past the window (snd_max was 10 at the cut), ECE reduces again.

@@ -19,14 +19,24 @@ pub enum CaState {
     Open,
     /// The window was reduced (by an ECN echo, or by a recovery or timeout that has just ended)
     /// and the data outstanding at the reduction is not all acknowledged: RFC 3168 §6.1.2 allows
-    /// one ECN reaction per window, so an ECE on an ACK up to `until` is ignored.
-    Cwr { until: u64 },
+    /// one ECN reaction per window, so an ECE on an ACK up to `until` is ignored. `reducing`:
+    /// after an ECN reduction with [`EcnCwr::Hold`](super::params::EcnCwr) or `Prr`, the
+    /// window rule until the phase ends (None: the window grows as in Open).
+    Cwr { until: u64, reducing: Option<Reducing> },
     /// Fast recovery after a loss (RFC 6582 §3.2, RFC 6675 §5).
     Recovery(Recovery),
     /// After a retransmission timeout, until new data is acknowledged (RFC 6298 §5.5,
     /// RFC 5681 §3.1): `timeouts` in a row so far; an ECE up to `until` (snd_max at the timeout)
     /// is ignored, as in `Cwr`.
     Loss { timeouts: u32, until: u64 },
+}
+
+/// The window of an ECN reduction's CWR phase (ns-3.44 CA_CWR, Linux TCP_CA_CWR): held at
+/// ssthresh, or brought down to it by PRR; it does not grow.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reducing {
+    Hold,
+    Prr(Prr),
 }
 
 /// One fast recovery.
@@ -94,7 +104,7 @@ impl CaState {
     pub fn ece_allowed(&self, ack: u64) -> bool {
         match self {
             CaState::Open => true,
-            CaState::Cwr { until } | CaState::Loss { until, .. } => ack > *until,
+            CaState::Cwr { until, .. } | CaState::Loss { until, .. } => ack > *until,
             CaState::Recovery(_) => false,
         }
     }
@@ -182,8 +192,8 @@ mod tests {
     #[test]
     fn ece_is_ignored_in_recovery_and_until_the_reduced_window_is_acknowledged() {
         assert!(CaState::Open.ece_allowed(5));
-        assert!(!CaState::Cwr { until: 10 }.ece_allowed(10));
-        assert!(CaState::Cwr { until: 10 }.ece_allowed(11));
+        assert!(!CaState::Cwr { until: 10, reducing: None }.ece_allowed(10));
+        assert!(CaState::Cwr { until: 10, reducing: None }.ece_allowed(11));
         assert!(!CaState::Loss { timeouts: 1, until: 10 }.ece_allowed(10));
         let r = CaState::Recovery(Recovery { point: 10, repair: Repair::NewReno { partial_seen: false } });
         assert!(!r.ece_allowed(100));
