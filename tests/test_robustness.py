@@ -162,13 +162,14 @@ def test_a_closed_pipe_ends_quietly(args):
 
 
 def test_ctrl_c_while_importing():
-    # Ctrl-C lands while the command imports numpy/pandas (a second or more on a busy machine):
-    # simulated exactly by an import hook that raises KeyboardInterrupt there.
+    # Ctrl-C lands while the command imports its libraries (`run` imports numpy after the
+    # command line is parsed; `--help` imports none): simulated exactly by an import hook that
+    # raises KeyboardInterrupt there.
     code = """
 import sys
 class CtrlC:
     def find_spec(self, name, path=None, target=None):
-        if name == "pandas":
+        if name == "numpy":
             raise KeyboardInterrupt
 sys.meta_path.insert(0, CtrlC())
 from aqmlab.cli import main
@@ -313,8 +314,11 @@ def test_an_output_folder_is_cleared_of_the_previous_run_and_foreign_files_need_
     d["traces"] = {"queue": True}
     second = aqmlab_cli("run", write(tmp_path / "b.toml", d), "-o", out, "-q", "--no-plots")
     assert second.returncode == 0, second.stderr
-    # Only the new run's files (the always-on delay histogram among them): the previous run's tcp trace is gone.
-    assert sorted(p.name for p in (out / "traces").iterdir()) == ["delay_histogram.parquet", "flows.parquet", "queue.parquet"]
+    # Only the new run's files (the always-on delay histograms among them, and every queue's
+    # trace beside the bottleneck's): the previous run's tcp trace is gone.
+    assert sorted(p.name for p in (out / "traces").iterdir()) == [
+        "delay_histogram.parquet", "flows.parquet", "link_delay_histogram.parquet", "link_queue.parquet",
+        "queue.parquet"]
     (out / "notes.txt").write_text("mine")
     refused(aqmlab_cli("run", tmp_path / "b.toml", "-o", out, "-q", "--no-plots"),
             f"--output: {out} is not empty and does not hold an aqmlab run (notes.txt)")
