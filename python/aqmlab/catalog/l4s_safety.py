@@ -131,7 +131,7 @@ def _coexist_rtt() -> Experiment:
 
 # ---- (b) safety: a single Classic ECN queue, with and without the fall-back --------------------
 
-SAFETY_AQMS = ("pie", "codel", "fq_codel")
+SAFETY_AQMS = ("pie", "codel", "fq_codel", "dualpi2")
 VARIANTS = {"nofb": "linux", "fb": "draft"}
 
 
@@ -167,8 +167,8 @@ def _classic_ecn_safety() -> Experiment:
         paper=PAPER, figure="RFC 9331 §4.3 (Classic ECN fall-back); Briscoe & Ahmed, arXiv:1911.00710",
         statement="A Classic (RFC 3168) ECN AQM marks both flows alike; a scalable flow answers each mark with "
                   "a small reduction and starves the classic one. Prague's fall-back, detecting the Classic "
-                  "queue by its depth and delay variation, restores a Reno-friendly response. Flow-queuing "
-                  "(FQ-CoDel) isolates the flows either way. Quick runs judge 20 ms; full runs report 10 and "
+                  "queue by its depth and delay variation, restores a Reno-friendly response, and stays off "
+                  "behind DualPI2. Flow-queuing (FQ-CoDel) isolates the flows either way. Quick runs judge 20 ms; full runs report 10 and "
                   "50 ms too.",
         scenarios=scenarios, analyse=analyse,
         notes=("nofb: the linux Prague variant (tcp_prague v0.7, no fall-back); fb: the draft variant with the "
@@ -194,6 +194,13 @@ def _classic_ecn_safety() -> Experiment:
                         "detection) both variants behave alike and the factor is about 1.", lo=2.0),
             Expectation("codel_20ms_fallback_gain", "The fall-back is what restores the balance in CoDel.",
                         "RFC 9331 §4.3", "At least 2, as for PIE.", lo=2.0),
+            Expectation("dualpi2_20ms_fallback_gain", "The fall-back does not engage on an L4S AQM: through "
+                        "DualPI2 both variants take the same share.", "arXiv:1911.00710 §5 (false detection)",
+                        "Within a factor 1.5 either way (seed noise of two runs): the L queue's delay stays "
+                        "shallow and steady, so the score stays at L4S. Exempt from the null control: without "
+                        "marks (DropTail) the detector never runs, so the control cannot test it; "
+                        "pie_20ms_fallback_gain is the discriminating counterpart.", lo=1 / 1.5, hi=1.5,
+                        paper=1.0, null=False),
             Expectation("fq_codel_nofb_20ms_rate_ratio", "FQ-CoDel's flow isolation shares the link evenly even "
                         "without the fall-back.", "RFC 8290 §1",
                         "Within a factor 1.5 either way (DRR's equal shares; a flow's queue may run empty "
@@ -201,4 +208,82 @@ def _classic_ecn_safety() -> Experiment:
         ))
 
 
-add(_coexist_rtt(), _classic_ecn_safety())
+# ---- (c) L-queue burst intolerance: a link that serves in aggregates ---------------------------
+
+# The link alternates every 4 ms between a trickle and a burst, mean 40 Mb/s (the smooth link's
+# rate). The trickle still carries a 1500-byte packet in 3 ms: a rate change applies from the
+# next packet, so a trickle slower than one packet per phase would hold the link in it.
+HALF_PERIOD_MS = 4
+LOW, HIGH = "4Mbps", "76Mbps"
+
+
+def _bursty_schedule(duration: float) -> tuple[tuple[float, str], ...]:
+    steps = int(duration * 1000) // HALF_PERIOD_MS
+    return tuple((k * HALF_PERIOD_MS / 1000, LOW if k % 2 else HIGH) for k in range(1, steps))
+
+
+BURST_CASES = {
+    # key: (label, cc group, bursty link, DualPI2 overrides)
+    "smooth_prague": ("Prague, smooth link", "prague", False, {}),
+    "bursty_prague": ("Prague, aggregating link", "prague", True, {}),
+    "bursty_prague_step8ms": ("Prague, aggregating link, 8 ms step", "prague", True, {"step_thresh": "8ms"}),
+    "bursty_cubic": ("CUBIC, aggregating link", "cubic", True, {}),
+}
+
+
+def _burst() -> Experiment:
+    exp_id = "l4s-burst"
+
+    def scenarios(quick: bool) -> dict:
+        duration = QUICK_DURATION if quick else DURATION
+        out = {}
+        for key, (_, group, bursty, over) in BURST_CASES.items():
+            flows = _flows(1, 0, 20) if group == "prague" else _flows(0, 1, 20)
+            out[key] = dumbbell(f"{exp_id}-{key}", queue={**AQMS["dualpi2"][1], **over},
+                                flows=[f for f in flows if f["count"] > 0], duration=duration, warmup=WARMUP,
+                                rate="40Mbps", delay="1ms",
+                                schedule=_bursty_schedule(duration) if bursty else ())
+        return out
+
+    def analyse(results, quick: bool) -> Analysis:
+        m = {f"{k}_utilization": r.summary["utilization"] for k, r in results.items()}
+        fig, ax = plotting.figure(1, 1, height=3.0)
+        plotting.latency_over_time(ax[0, 0], [(BURST_CASES[k][0], results[k]) for k in BURST_CASES],
+                                   reference_s=0.001, title="Queueing delay (backlog/rate)")
+        fig.tight_layout()
+        return Analysis(m, [(f"One flow through DualPI2 on a smooth link and on a link that serves in "
+                             f"{HALF_PERIOD_MS} ms aggregates.", fig)])
+
+    return Experiment(
+        id=exp_id, title="L-queue burst intolerance: Prague through DualPI2 on a link that serves in aggregates",
+        paper=PAPER, figure="RFC 9332 §4.1.4 (step threshold), issue 19 (Wi-Fi-like bursts)",
+        statement="On a link that alternates every 4 ms between a trickle and a burst (mean 40 Mb/s, as a Wi-Fi "
+                  "MAC serving aggregates), the L queue's sojourn passes the 1 ms step every period, so a lone "
+                  "Prague flow is marked whatever its rate and leaves the link partly idle; a classic flow in the "
+                  "C queue (15 ms target) keeps it full, and a step above the aggregation interval restores "
+                  "Prague's utilization.",
+        scenarios=scenarios, analyse=analyse,
+        notes=("One bulk flow per run (Prague: linux TCP profile, cc = prague; CUBIC: linux profile, classic ECN), "
+               "20 ms base RTT, DualPI2 linux profile. The aggregating link's rate alternates between 76 and "
+               f"4 Mb/s every {HALF_PERIOD_MS} ms (the rate schedule of the bottleneck): the burstiness is in "
+               "the link's service, as at a Wi-Fi access point, not in the arrivals.",),
+        expectations=(
+            Expectation("smooth_prague_utilization", "On a smooth link a lone Prague flow fills it through "
+                        "DualPI2.", "RFC 9332 §1.2", "At least 95 % after the warm-up.", lo=0.95,
+                        unit="%", scale=100),
+            Expectation("bursty_prague_utilization", "On the aggregating link the L queue's 1 ms step costs a "
+                        "lone Prague flow a sizeable part of the link.", "issue 19 (L-queue burst intolerance)",
+                        "At most 90 %: every 4 ms trickle phase lifts the L sojourn past the 1 ms step, so "
+                        "marks come every period whatever the flow's rate. DropTail (the null control) does not "
+                        "mark and fills the link.", hi=0.90, unit="%", scale=100),
+            Expectation("bursty_cubic_utilization", "A classic flow in the C queue keeps the aggregating link "
+                        "full.", "RFC 9332 §4.1 (15 ms target)", "At least 95 %: 4 ms of variation is well "
+                        "within the classic target.", lo=0.95, unit="%", scale=100),
+            Expectation("bursty_prague_step8ms_utilization", "A step threshold above the aggregation interval "
+                        "(8 ms) restores Prague's utilization.", "RFC 9332 §4.1.4 (threshold per link "
+                        "technology)", "At least 95 %: the trickle phases no longer reach the step.", lo=0.95,
+                        unit="%", scale=100),
+        ))
+
+
+add(_coexist_rtt(), _classic_ecn_safety(), _burst())
