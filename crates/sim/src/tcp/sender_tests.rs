@@ -779,3 +779,50 @@ fn prague_per_ack_trace_with_accecn_counts_and_pacing() {
     s.on_ack(14 * MS, &accecn(10, 1, 4 * MS), &mut out);
     assert_eq!(s.cwnd, w);
 }
+
+#[test]
+fn prague_echo_inside_its_25_ms_starts_cwr_without_reduction_and_delays_the_next() {
+    // The mechanism behind Prague's approximate RTT-independence (crates/sim/tests/prague.rs):
+    // tcp_enter_cwr enters CWR on every echo, prague_enter_cwr skips the reduction within 25 ms
+    // of the last. The draft variant (no first-mark halving), unpaced, R = 10 ms.
+    let cfg = TcpConfig { prague: crate::tcp::params::PragueVariant::Draft, pacing: false, ..prague() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    // Four whole windows acknowledged without a mark, 10 ms apart: four rounds out of slow start,
+    // so the flow is RTT-independent.
+    for k in 1..=4 {
+        let top = s.snd_max;
+        s.on_ack(10 * MS * k, &accecn(top, 5, 10 * MS * (k - 1)), &mut out);
+    }
+    // 50 ms: a mark (5 → 6) on a whole window: CWR and a reduction.
+    let top = s.snd_max;
+    s.on_ack(50 * MS, &accecn(top, 6, 40 * MS), &mut out);
+    assert_eq!(s.stats.ecn_reductions, 1);
+    // 60 ms: the episode is over (the ACK passes snd_max at the reduction); a mark on a partial
+    // ACK enters CWR again, until the data now outstanding is acknowledged, but 10 ms < 25 ms:
+    // no reduction.
+    let until = s.snd_max;
+    let w = s.cwnd;
+    s.on_ack(60 * MS, &accecn(s.snd_una + 2, 7, 50 * MS), &mut out);
+    assert_eq!(s.stats.ecn_reductions, 1);
+    assert!(s.cwnd < w + 1.0, "no reduction, and the marked ACK grows little");
+    // 76 ms, 26 ms after the reduction: a mark on an ACK inside that second episode is ignored
+    // by CWR (RFC 3168 §6.1.2's once per window), although 25 ms have passed.
+    s.on_ack(76 * MS, &accecn(until - 1, 0, 60 * MS), &mut out);
+    assert_eq!(s.stats.ecn_reductions, 1);
+    // 80 ms: the ACK passes the episode's end; its mark reduces.
+    s.on_ack(80 * MS, &accecn(until + 1, 1, 70 * MS), &mut out);
+    assert_eq!(s.stats.ecn_reductions, 2);
+}
+
+#[test]
+fn pacing_of_other_controllers_runs_at_120_percent_in_congestion_avoidance() {
+    // Linux's tcp_update_pacing_rate: tcp_pacing_ca_ratio = 120 once cwnd ≥ ssthresh/2.
+    let cfg = TcpConfig { cc: "newreno".into(), pacing: true, rack: false, ..TcpConfig::profile("linux").unwrap() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    // 10 ms: 2 acknowledged (srtt 10 ms), byte counting: cwnd 10.2; 8 in flight, room for 2.
+    // The first leaves now; then 9 are in flight and the interval is 10 ms / (1.2 · 10.2) =
+    // 816 993.46 ns, so the second waits for the pacing timer.
+    s.on_ack(10 * MS, &AckIn { ack: 2, sack: &[], ece: false, ace: 0, echo: 0 }, &mut out);
+    assert_eq!(seqs(&out), vec![10]);
+    assert_eq!(s.timers.pace, Some(10 * MS + 816_993));
+}
