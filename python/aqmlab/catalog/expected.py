@@ -133,7 +133,22 @@ QUICK: dict[tuple[str, str], tuple[str, str]] = {
     ("l4s-classic-only", "dualpi2_utilization"): (ND, "A full link is DropTail's too (its bufferbloat costs no throughput): the claim says DualPI2 keeps the link busy; it does not test the AQM."),
 }
 
-FULL: dict[tuple[str, str], tuple[str, str]] = {}
+FULL: dict[tuple[str, str], tuple[str, str]] = {
+    # The L4S experiments, full length (aqmlab reproduce l4s-*; 5 seeds, 40 s).
+    ("l4s-coexist", "dualpi2_rate_ratio"): (DEV, "Prague gets 2.1 times CUBIC's rate through DualPI2 (2 of 5 seeds in the factor-2 band, the mean's bounds [1.96, 2.24]), as in the quick runs."),
+    ("l4s-coexist", "dualpi2_utilization"): (ND, "As quick: a full link is DropTail's too."),
+    ("l4s-classic-only", "dualpi2_utilization"): (ND, "As quick: a full link is DropTail's too."),
+    ("l4s-coexist-rtt", "dualpi2_10ms_rate_ratio"): (ND, "In 40 s runs DropTail's buffer overflows and Prague (Reno's halving on loss) and CUBIC share the link within the band too (null-control mean 1.18); in the 20 s quick runs it has not yet overflowed and the null control fails."),
+    ("l4s-coexist-rtt", "fq_codel_10ms_rate_ratio"): (ND, "In 40 s runs DropTail's buffer overflows and Prague (Reno's halving on loss) and CUBIC share the link within the band too (null-control mean 1.22); in the 20 s quick runs it has not yet overflowed and the null control fails."),
+    ("l4s-coexist-rtt", "dualpi2_50ms_rate_ratio"): (ND, "In 40 s runs DropTail's buffer overflows and Prague (Reno's halving on loss) and CUBIC share the link within the band too (null-control mean 1.22); in the 20 s quick runs it has not yet overflowed and the null control fails."),
+    ("l4s-coexist-rtt", "fq_codel_50ms_rate_ratio"): (ND, "In 40 s runs DropTail's buffer overflows and Prague (Reno's halving on loss) and CUBIC share the link within the band too (null-control mean 1.18); in the 20 s quick runs it has not yet overflowed and the null control fails."),
+    ("l4s-classic-ecn", "fq_codel_nofb_20ms_rate_ratio"): (ND, "In 40 s runs DropTail's buffer overflows and Prague (Reno's halving on loss) and CUBIC share the link within the band too (null-control mean 1.37); in the 20 s quick runs it has not yet overflowed and the null control fails."),
+    ("l4s-classic-ecn", "pie_fb_20ms_rate_ratio"): (ND, "As quick: without marks both flows respond to loss and share within the band (null-control mean 0.73)."),
+    ("l4s-classic-ecn", "codel_fb_20ms_rate_ratio"): (ND, "As quick: without marks both flows respond to loss and share within the band (null-control mean 0.73)."),
+    ("l4s-burst", "smooth_prague_utilization"): (ND, "As quick: a lone flow fills a smooth link behind DropTail too."),
+    ("l4s-burst", "bursty_cubic_utilization"): (ND, "As quick: DropTail's deep buffer also keeps the aggregating link full."),
+    ("l4s-burst", "bursty_prague_step8ms_utilization"): (ND, "As quick: DropTail, which never marks, also fills the link."),
+}
 
 
 def claim_key(exp: Experiment, index: int) -> str:
