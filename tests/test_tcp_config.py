@@ -114,6 +114,16 @@ def test_rack_from_a_toml_file_starts_recovery_without_waiting_for_dupacks(tmp_p
     assert r_on.summary["delivered_packets"] > r_off.summary["delivered_packets"]
 
 
+def test_prague_gets_accecn_ect1_and_pacing_unless_told_otherwise():
+    t = Scenario.from_dict(tcp_group(profile="linux", cc="prague")).sim_config["flows"][0]["transport"]
+    assert (t["ecn"], t["ect"], t["pacing"], t["prague"]) == ("accecn", "ect1", True, "linux")
+    t = Scenario.from_dict(tcp_group(profile="linux", cc="prague", ecn="dctcp", pacing=False,
+                                     prague="draft")).sim_config["flows"][0]["transport"]
+    assert (t["ecn"], t["pacing"], t["prague"]) == ("dctcp", False, "draft")
+    # Pacing is off for the other controllers unless asked for.
+    assert Scenario.from_dict(tcp_group(profile="linux")).sim_config["flows"][0]["transport"]["pacing"] is False
+
+
 def test_dctcp_gets_its_echo_and_ecn_true_means_classic():
     t = Scenario.from_dict(tcp_group(cc="dctcp")).sim_config["flows"][0]["transport"]
     assert t["ecn"] == "dctcp"
@@ -131,6 +141,10 @@ def test_dctcp_gets_its_echo_and_ecn_true_means_classic():
     ({"think": "1s"}, "flows[0].size: sessions ('think') need an object 'size'"),
     ({"arrival_rate": 2.0, "size": "10KB"}, "flows[0].arrival_rate: Poisson arrivals need"),
     ({"ack_every": 0}, "flows[0].ack_every: expected an integer in [1, 64]"),
+    ({"cc": "prague", "prague": "bsd"}, "flows[0].prague: expected one of 'linux', 'draft', got 'bsd'"),
+    ({"cc": "prague", "ecn": "classic"}, "flows[0].ecn: Prague needs per-segment CE feedback"),
+    ({"ecn": "l4s"}, "flows[0].ecn: expected one of 'off', 'classic', 'dctcp', 'accecn'"),
+    ({"pacing": "yes"}, "flows[0].pacing: "),
 ])
 def test_tcp_errors_name_the_field(kw, msg):
     with pytest.raises(ScenarioError) as e:

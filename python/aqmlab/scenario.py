@@ -362,7 +362,7 @@ class TcpGroup(FlowGroup):
     TAG: ClassVar[tuple[str, str]] = ("type", "tcp")
     profile: str = spec(Choice(_tcp_profiles), "the TCP whose defaults apply", default="ns2-sack")
     cc: str | None = spec(Choice(("newreno", "cubic", "dctcp", "prague", "ledbat")), "congestion control (`ledbat`: RFC 6817 on round-trip delay; `prague`: TCP "
-                          "Prague, sends ECT(1) with DCTCP's exact echo unless `ect`/`ecn` say otherwise)",
+                          "Prague, sends ECT(1) with AccECN feedback and pacing unless `ect`/`ecn`/`pacing` say otherwise)",
                           default=None, sim="cc")
     sack: bool | None = spec(Bool(), "SACK loss recovery (RFC 6675); without it NewReno (RFC 6582)",
                              default=None, sim="sack")
@@ -386,8 +386,9 @@ class TcpGroup(FlowGroup):
                                          sim="clock_granularity_ns")
     dupack_threshold: int | None = spec(Int(1, 1000), "duplicate ACKs that trigger fast retransmit",
                                         default=None, sim="dupack_threshold")
-    ecn: str | None = spec(Choice(("off", "classic", "dctcp"), {True: "classic", False: "off"}),
-                           "ECN: RFC 3168 (`classic`), DCTCP's exact echo, or off", default=None, sim="ecn")
+    ecn: str | None = spec(Choice(("off", "classic", "dctcp", "accecn"), {True: "classic", False: "off"}),
+                           "ECN: RFC 3168 (`classic`), DCTCP's exact echo, Accurate ECN's CE counter (RFC 9768), "
+                           "or off", default=None, sim="ecn")
     ect: str | None = spec(Choice(("ect0", "ect1")), "the ECN-capable codepoint of data: ECT(0) (RFC 3168) or "
                            "ECT(1), the L4S identifier (RFC 9331) that a DualQ AQM puts in its L queue",
                            default=None, sim="ect")
@@ -417,6 +418,11 @@ class TcpGroup(FlowGroup):
                                "then outstanding is acknowledged: grows (RFC 3168 as written), held at ssthresh "
                                "(ns-3 without PRR), or brought down by PRR (ns-3 with PRR, Linux)",
                                default=None, sim="ecn_cwr")
+    pacing: bool | None = spec(Bool(), "pace data at a multiple of cwnd/srtt (Linux's internal pacing; on for "
+                               "Prague)", default=None, sim="pacing")
+    prague: str | None = spec(Choice(("linux", "draft")), "which TCP Prague: `linux` (tcp_prague v0.7: α from 0, "
+                              "no fall-back) or `draft` (α from 1, fall-back to a Reno-friendly response on a "
+                              "Classic ECN AQM, RFC 9331 §4.3)", default=None, sim="prague")
     # The application.
     size: dict[str, Any] | None = spec(SIZE_DIST, "payload per transfer: one transfer at start (a fixed size), "
                                        "or objects of random size with `think` or `arrival_rate`", default=None)

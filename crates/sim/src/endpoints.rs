@@ -292,7 +292,7 @@ impl Simulation {
         if p.conn != self.flows[f].conn {
             return;
         }
-        let ack = AckIn { ack: p.seq, sack: &p.sack[..p.n_sack as usize], ece: p.ece, echo: p.ts };
+        let ack = AckIn { ack: p.seq, sack: &p.sack[..p.n_sack as usize], ece: p.ece, ace: p.ace, echo: p.ts };
         self.with_sender(f, |tx, now, segs| tx.on_ack(now, &ack, segs));
     }
 

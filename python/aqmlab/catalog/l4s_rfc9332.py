@@ -25,8 +25,9 @@ PAPER = Paper(
     not_modelled=(
         ("RFC 9332 §4.1.3 / Appendix A.2 edge cases beyond overload (e.g. the C-queue sojourn used with "
          "Th_len in bytes).", "The rfc profile follows Appendix A.1; see aqm::dualpi2."),
-        ("Pacing and AccECN of TCP Prague.", "Prague here has no pacing and reads the exact per-segment CE "
-         "echo (DCTCP's) rather than AccECN counters; see sim::tcp::cc."),
+        ("tcp_prague's fixed-point fractional window, its one-segment-per-ACK cwnd steps and its rate-based mode "
+         "below 4 MTUs.", "Prague's law is modelled in floating point with immediate reductions; see "
+         "sim::tcp::prague."),
     ),
 )
 

@@ -9,7 +9,7 @@ from .core import Experiment
 
 # One module per paper, imported on first use of the registry (in this order).
 PAPER_MODULES = ("pie_hpsr2013", "pie_slides2013", "pie_slides2013_autoref", "pi_infocom2001", "pi2_wns3_2017",
-                 "pvpie_anrw2017", "pvpie_anrw2017_cases", "l4s_rfc9332")
+                 "pvpie_anrw2017", "pvpie_anrw2017_cases", "l4s_rfc9332", "l4s_safety")
 
 _EXPERIMENTS: dict[str, Experiment] = {}
 

@@ -47,6 +47,8 @@ pub struct Packet {
     /// TCP flags: ECE on ACKs, CWR on data (RFC 3168 §6.1).
     pub ece: bool,
     pub cwr: bool,
+    /// Accurate ECN's ACE field on ACKs (RFC 9768): CE packets received, modulo 8.
+    pub ace: u8,
     /// Which connection of the flow this belongs to (a flow running successive transfers opens
     /// a new connection for each; stragglers of an old one are ignored).
     pub conn: u32,
@@ -70,6 +72,7 @@ impl Packet {
             dscp: 0,
             ece: false,
             cwr: false,
+            ace: 0,
             conn: 0,
             n_sack: 0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
@@ -85,6 +88,7 @@ impl Packet {
             seq: a.ack,
             ts: a.echo,
             ece: a.ece,
+            ace: a.ace,
             conn,
             n_sack: a.n_sack,
             sack: a.sack,

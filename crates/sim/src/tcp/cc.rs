@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::prague::{self, AckInfo, Prague, PragueVariant};
+
 /// How growth counts ACKs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -72,9 +74,9 @@ pub const CUBIC_ALPHA: f64 = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA);
 pub const CUBIC_NO_MAX_GROWTH: f64 = 1.0 / 20.0;
 /// DCTCP's EWMA gain g = 1/16 (RFC 8257 §4.2, Linux dctcp_shift_g = 4).
 pub const DCTCP_G: f64 = 1.0 / 16.0;
-/// Prague's reference RTT for RTT-independence (draft-briscoe-iccrg-prague-congestion-control
-/// §2.3.5; Linux tcp_prague's 25 ms RTT target): below it a flow grows as if its RTT were this.
-pub const PRAGUE_RTT_TARGET: f64 = 0.025;
+/// Pacing rate as a multiple of cwnd/srtt in slow start (cwnd < ssthresh/2) and after: Linux's
+/// tcp_update_pacing_rate with its sysctls tcp_pacing_ss_ratio = 200, tcp_pacing_ca_ratio = 120.
+pub const PACING_RATIOS: (f64, f64) = (2.0, 1.2);
 
 #[derive(Clone, Debug, Default)]
 pub struct CubicState {
@@ -109,11 +111,9 @@ impl DctcpState {
 
     /// RFC 8257 §3.3 bookkeeping: segments acknowledged and marked; when `round_over`, α ←
     /// (1 − g)α + g·F and a new observation window starts, ending at `snd_max`.
-    fn observe(&mut self, acked: u64, ece: bool, round_over: bool, snd_max: u64) {
+    fn observe(&mut self, acked: u64, marked: u64, round_over: bool, snd_max: u64) {
         self.acked += acked as f64;
-        if ece {
-            self.marked += acked as f64;
-        }
+        self.marked += marked as f64;
         if round_over {
             let f = if self.acked > 0.0 { self.marked / self.acked } else { 0.0 };
             self.alpha = (1.0 - DCTCP_G) * self.alpha + DCTCP_G * f;
@@ -124,38 +124,14 @@ impl DctcpState {
     }
 }
 
-/// TCP Prague: DCTCP's α and reduction, clocked by the virtual RTT V = max(R, 25 ms).
-#[derive(Clone, Debug)]
-pub struct PragueState {
-    pub dctcp: DctcpState,
-    /// No α update before this time (s): one per virtual RTT.
-    alpha_due: f64,
-    /// No ECN reduction before this time (s): one per virtual RTT.
-    reduce_due: f64,
-}
-
-/// Prague's additive increase per round trip, in segments: (R/V)². A flow of RTT R < V then
-/// moves in time as a flow of RTT V would: its window W = W_V·R/V grows R/V² segments per
-/// second (a flow of RTT V grows 1/V per V), and it reduces at most once per V by W·α/2, α
-/// measured over V. Its rate W/R = W_V/V is the V-flow's whatever R (Prague draft §2.3.5,
-/// "RTT-independence"; Linux tcp_prague's RTT scaling to its 25 ms target). Before an RTT
-/// sample the increase is Reno's.
-pub fn prague_ai_scale(srtt: f64) -> f64 {
-    if srtt > 0.0 {
-        (srtt / srtt.max(PRAGUE_RTT_TARGET)).powi(2)
-    } else {
-        1.0
-    }
-}
-
 #[derive(Clone, Debug)]
 pub enum Cc {
     Reno,
     Cubic(CubicState),
     Dctcp(DctcpState),
     Ledbat(super::ledbat::LedbatState),
-    /// TCP Prague: DCTCP's scalable response with RTT-independence (see [`prague_ai_scale`]).
-    Prague(PragueState),
+    /// TCP Prague (see [`super::prague`]).
+    Prague(Prague),
 }
 
 impl Cc {
@@ -164,7 +140,7 @@ impl Cc {
             "newreno" | "reno" => Some(Cc::Reno),
             "cubic" => Some(Cc::Cubic(CubicState::default())),
             "dctcp" => Some(Cc::Dctcp(DctcpState::new())),
-            "prague" => Some(Cc::Prague(PragueState { dctcp: DctcpState::new(), alpha_due: 0.0, reduce_due: 0.0 })),
+            "prague" => Some(Cc::Prague(Prague::new(PragueVariant::Linux))),
             "ledbat" => Some(Cc::Ledbat(Default::default())),
             _ => None,
         }
@@ -174,6 +150,14 @@ impl Cc {
     pub fn with_cubic_alpha(mut self, rule: CubicAlpha) -> Cc {
         if let Cc::Cubic(s) = &mut self {
             s.alpha_rule = rule;
+        }
+        self
+    }
+
+    /// Which Prague (other controllers ignore it).
+    pub fn with_prague_variant(mut self, v: PragueVariant) -> Cc {
+        if let Cc::Prague(p) = &mut self {
+            *p = Prague::new(v);
         }
         self
     }
@@ -215,7 +199,7 @@ impl Cc {
         match self {
             // RFC 5681 §3.1 eq. (3): one segment per window of ACKs.
             Cc::Reno | Cc::Dctcp(_) => *cwnd += n / *cwnd,
-            Cc::Prague(_) => *cwnd += prague_ai_scale(srtt) * n / *cwnd,
+            Cc::Prague(p) => *cwnd += prague::ai_scale(srtt, p.round) * n / *cwnd,
             Cc::Cubic(s) => s.avoid(cwnd, n, now, srtt),
             Cc::Ledbat(l) => l.grow(cwnd, n),
         }
@@ -224,8 +208,10 @@ impl Cc {
     /// A delay sample (the round trip of the segment an ACK acknowledges, s) at `now` (s):
     /// LEDBAT's signal; other controllers ignore it.
     pub fn on_delay_sample(&mut self, now: f64, delay: f64) {
-        if let Cc::Ledbat(l) = self {
-            l.sample(now, delay);
+        match self {
+            Cc::Ledbat(l) => l.sample(now, delay),
+            Cc::Prague(p) => p.rtt_sample(delay),
+            _ => {}
         }
     }
 
@@ -234,7 +220,8 @@ impl Cc {
     pub fn ssthresh_on_congestion(&mut self, cwnd: f64, base: f64, ecn: bool) -> f64 {
         match self {
             // RFC 8257 §3.3: an ECN reaction scales cwnd by (1 − α/2); loss halves as Reno.
-            Cc::Dctcp(d) | Cc::Prague(PragueState { dctcp: d, .. }) if ecn => (cwnd * (1.0 - d.alpha / 2.0)).max(2.0),
+            Cc::Dctcp(d) if ecn => (cwnd * (1.0 - d.alpha / 2.0)).max(2.0),
+            Cc::Prague(p) if ecn => p.reduce(cwnd),
             Cc::Cubic(s) => {
                 // RFC 9438 §4.7 fast convergence.
                 s.w_max = if cwnd < s.w_max { cwnd * (1.0 + CUBIC_BETA) / 2.0 } else { cwnd };
@@ -258,37 +245,44 @@ impl Cc {
         ssthresh
     }
 
-    /// DCTCP's per-ACK bookkeeping (RFC 8257 §3.3): bytes acknowledged and bytes marked; once
-    /// per window, α ← (1 − g)α + g·F. Prague observes over its virtual RTT: a window when the
-    /// RTT is 25 ms or more, else 25 ms of ACKs. `now` and `srtt` in seconds.
-    pub fn on_ack_ecn(&mut self, acked: u64, ece: bool, snd_una: u64, snd_max: u64, now: f64, srtt: f64) {
+    /// The ECN side of an ACK: DCTCP's bookkeeping (RFC 8257 §3.3: segments acknowledged and
+    /// marked; once per window, α ← (1 − g)α + g·F), or Prague's (see [`Prague::on_ack`]).
+    /// Returns a window the controller imposes now (Prague's first-mark halving), if any.
+    pub fn on_ack_ecn(&mut self, a: AckInfo) -> Option<f64> {
         match self {
             Cc::Dctcp(d) => {
-                let over = snd_una > d.window_end;
-                d.observe(acked, ece, over, snd_max);
+                let over = a.snd_una > d.window_end;
+                d.observe(a.acked, a.marked, over, a.snd_max);
+                None
             }
-            Cc::Prague(p) => {
-                let over = if srtt < PRAGUE_RTT_TARGET { now >= p.alpha_due } else { snd_una > p.dctcp.window_end };
-                if over {
-                    p.alpha_due = now + PRAGUE_RTT_TARGET;
-                }
-                p.dctcp.observe(acked, ece, over, snd_max);
-            }
-            _ => {}
+            Cc::Prague(p) => p.on_ack(a),
+            _ => None,
         }
     }
 
-    /// Whether an ECN echo may reduce the window now (the sender already allows one per
-    /// window, RFC 3168 §6.1.2); Prague also waits 25 ms between reductions, so that they come
-    /// at most once per virtual RTT, and records this one. `now` in seconds.
+    /// The segments of an ACK that grow the window: all of them, but for Prague only those
+    /// not reported CE-marked (tcp_prague prague_update_cwnd: acked − ece_delta).
+    pub fn growth_credit(&self, acked: u64, marked: u64) -> u64 {
+        match self {
+            Cc::Prague(_) => acked.saturating_sub(marked),
+            _ => acked,
+        }
+    }
+
+    /// Whether the ECN reduction of a CWR episode the sender enters at `now` (s) applies (the
+    /// sender already allows one episode per window, RFC 3168 §6.1.2): Prague's 25 ms rule.
     pub fn ecn_reduction_allowed(&mut self, now: f64) -> bool {
         match self {
-            Cc::Prague(p) if now < p.reduce_due => false,
-            Cc::Prague(p) => {
-                p.reduce_due = now + PRAGUE_RTT_TARGET;
-                true
-            }
+            Cc::Prague(p) => p.reduction_allowed(now),
             _ => true,
+        }
+    }
+
+    /// Pacing rate as a multiple of cwnd/srtt, (slow start, congestion avoidance).
+    pub fn pacing_ratios(&self) -> (f64, f64) {
+        match self {
+            Cc::Prague(_) => Prague::PACING_RATIOS,
+            _ => PACING_RATIOS,
         }
     }
 }
@@ -474,45 +468,17 @@ mod tests {
     #[test]
     fn dctcp_alpha_ewma_and_reduction() {
         let mut cc = Cc::new("dctcp").unwrap();
+        let ack = |acked, marked, snd_una, snd_max| AckInfo { acked, marked, snd_una, snd_max, now: 0.0, cwnd: 10.0, ssthresh: 5.0 };
         // First window (ends at 0): 10 segments acked, all marked: α = 15/16 + 1/16 = 1.
-        cc.on_ack_ecn(10, true, 1, 10, 0.0, 0.0);
+        cc.on_ack_ecn(ack(10, 10, 1, 10));
         assert_eq!(alpha(&cc), Some(1.0));
         // Next window, half marked: α = 15/16 + 0.5/16.
-        cc.on_ack_ecn(5, true, 5, 20, 0.0, 0.0);
-        cc.on_ack_ecn(5, false, 11, 20, 0.0, 0.0);
+        cc.on_ack_ecn(ack(5, 5, 5, 20));
+        cc.on_ack_ecn(ack(5, 0, 11, 20));
         assert_eq!(alpha(&cc), Some(15.0 / 16.0 + 0.5 / 16.0));
         let a = alpha(&cc).unwrap();
         assert_eq!(cc.ssthresh_on_congestion(40.0, 40.0, true), 40.0 * (1.0 - a / 2.0));
         // Loss still halves.
         assert_eq!(cc.ssthresh_on_congestion(40.0, 40.0, false), 20.0);
-    }
-
-    #[test]
-    fn prague_per_ack_law_by_hand() {
-        // Additive increase (R/V)² per window: R = 5 ms, V = 25 ms: 1/25 of Reno's 1/cwnd.
-        assert!((prague_ai_scale(0.005) - 0.04).abs() < 1e-15);
-        assert_eq!((prague_ai_scale(0.050), prague_ai_scale(0.0)), (1.0, 1.0));
-        let mut cc = Cc::new("prague").unwrap();
-        let mut w = 20.0;
-        cc.on_ack(&mut w, 10.0, 1, Growth::ByteCounting, 0.0, 0.005);
-        assert!((w - (20.0 + 0.04 / 20.0)).abs() < 1e-13, "{w}");
-        // α: DCTCP's EWMA, but over 25 ms when R < 25 ms. At t = 0 the first window closes
-        // (all 10 marked: α stays 1); 10 ms later, with the window passed but not 25 ms, no update.
-        cc.on_ack_ecn(10, true, 1, 10, 0.0, 0.005);
-        cc.on_ack_ecn(10, false, 11, 20, 0.010, 0.005);
-        let Cc::Prague(p) = &cc else { unreachable!() };
-        assert_eq!(p.dctcp.alpha, 1.0);
-        // At 25 ms the window closes: F = 0/20 (the two unmarked ACKs since the first update),
-        // α = 15/16·1 + 1/16·0.
-        cc.on_ack_ecn(10, false, 21, 30, 0.025, 0.005);
-        let Cc::Prague(p) = &cc else { unreachable!() };
-        assert_eq!(p.dctcp.alpha, 15.0 / 16.0);
-        // A reduction scales cwnd by 1 − α/2, then none for 25 ms.
-        assert_eq!(cc.ssthresh_on_congestion(64.0, 64.0, true), 64.0 * (1.0 - 15.0 / 32.0));
-        assert!(cc.ecn_reduction_allowed(1.0));
-        assert!(!cc.ecn_reduction_allowed(1.024));
-        assert!(cc.ecn_reduction_allowed(1.025));
-        // Loss: Reno's halving.
-        assert_eq!(cc.ssthresh_on_congestion(64.0, 64.0, false), 32.0);
     }
 }

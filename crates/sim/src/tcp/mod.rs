@@ -12,6 +12,7 @@ pub mod cc;
 pub mod hystart;
 pub mod ledbat;
 pub mod params;
+pub mod prague;
 mod rack;
 pub mod receiver;
 mod recovery;

@@ -5,6 +5,7 @@ use aqm::Nanos;
 use serde::{Deserialize, Serialize};
 
 pub use super::cc::{CubicAlpha, Growth, ReduceFrom};
+pub use super::prague::PragueVariant;
 
 /// How the receiver echoes congestion marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,6 +17,11 @@ pub enum EcnMode {
     Classic,
     /// RFC 8257: ECE echoes each segment's CE exactly.
     Dctcp,
+    /// Accurate ECN (RFC 9768): each ACK carries the receiver's count of CE-marked packets
+    /// (its 3-bit ACE field), so the sender learns how many of the segments an ACK covers were
+    /// marked, whatever the ACK ratio.
+    #[serde(rename = "accecn")]
+    AccEcn,
 }
 
 /// The window during the CWR phase an ECN echo starts (the data outstanding at the echo not yet
@@ -177,6 +183,18 @@ pub struct TcpConfig {
     /// grow.
     #[serde(default)]
     pub ecn_cwr: EcnCwr,
+    /// Pace data at ratio·max(cwnd, in flight)/srtt (Linux's internal pacing, EDT: each segment
+    /// leaves no earlier than one interval after the previous one); the ratio is 2 in slow start
+    /// (cwnd < ssthresh/2) and 1.2 after (tcp_update_pacing_rate), Prague's 2 and 1
+    /// (prague_update_pacing_rate). No pacing before the first RTT sample. On by default for
+    /// Prague (tcp_prague requests it), off otherwise (Linux paces CUBIC only under the fq
+    /// qdisc). Absent from older scenario files: off.
+    #[serde(default)]
+    pub pacing: bool,
+    /// Which TCP Prague (see [`PragueVariant`]); other congestion controls ignore it. Absent
+    /// from older scenario files: linux.
+    #[serde(default)]
+    pub prague: PragueVariant,
 }
 
 fn yes() -> bool {
@@ -249,8 +267,8 @@ impl TcpConfig {
         if self.cc == "dctcp" && self.ecn != EcnMode::Dctcp {
             return Err("ecn: DCTCP needs ecn = \"dctcp\" (the exact echo of RFC 8257)".into());
         }
-        if self.cc == "prague" && self.ecn != EcnMode::Dctcp {
-            return Err("ecn: Prague needs ecn = \"dctcp\" (the exact per-segment CE echo it takes from AccECN)".into());
+        if self.cc == "prague" && !matches!(self.ecn, EcnMode::Dctcp | EcnMode::AccEcn) {
+            return Err("ecn: Prague needs per-segment CE feedback: ecn = \"accecn\" (RFC 9768) or \"dctcp\" (RFC 8257's echo)".into());
         }
         // `hystart` needs no check: every congestion control here has a slow start to end.
         Ok(())
@@ -339,6 +357,8 @@ impl TcpConfig {
             lost_retransmit: false,
             rescue_retransmit: false,
             ecn_cwr: EcnCwr::Grow,
+            pacing: false,
+            prague: PragueVariant::Linux,
         };
         Some(match name {
             "ns2-sack" => TcpConfig {
@@ -399,7 +419,8 @@ impl TcpConfig {
     ///   "byte_counting"` in the ns-3 profiles unless the congestion control is NewReno (found
     ///   by `aqmlab xval`: with `per_ack`, a CUBIC flow's cycles were 14 % longer than ns-3's);
     /// - Linux runs HyStart inside tcp_cubic only: its Reno and DCTCP have none;
-    /// - Prague sends ECT(1) (RFC 9331 §4.1) and reads the exact CE echo (`ecn = "dctcp"`).
+    /// - Prague sends ECT(1) (RFC 9331 §4.1), reads Accurate ECN feedback (`ecn = "accecn"`;
+    ///   tcp_prague needs AccECN) and paces.
     ///
     /// Returns the validated configuration, or an error naming the field.
     pub fn resolve(profile: &str, overrides: &serde_json::Map<String, serde_json::Value>) -> Result<TcpConfig, String> {
@@ -433,7 +454,10 @@ impl TcpConfig {
                 cfg.ect = Ect::Ect1;
             }
             if !given("ecn") {
-                cfg.ecn = EcnMode::Dctcp;
+                cfg.ecn = EcnMode::AccEcn;
+            }
+            if !given("pacing") {
+                cfg.pacing = true;
             }
         }
         cfg.validate()?;
@@ -520,9 +544,10 @@ mod tests {
         assert!(r("ns3", r#"{"sack": false, "prr": false, "ecn_cwr": "prr"}"#).unwrap_err().starts_with("ecn_cwr:"));
         assert!(r("bsd", "{}").unwrap_err().starts_with("profile: unknown TCP profile 'bsd'"));
         assert!(r("ns3", r#"{"window": 3}"#).unwrap_err().starts_with("window: unknown TCP setting"));
-        // Prague: ECT(1) and the exact echo unless told otherwise; classic ECN is refused.
+        // Prague: ECT(1), AccECN and pacing unless told otherwise; classic ECN is refused.
         let p = r("linux", r#"{"cc": "prague"}"#).unwrap();
-        assert_eq!((p.ect, p.ecn, p.hystart), (Ect::Ect1, EcnMode::Dctcp, false));
+        assert_eq!((p.ect, p.ecn, p.hystart, p.pacing), (Ect::Ect1, EcnMode::AccEcn, false, true));
+        assert_eq!(r("linux", r#"{"cc": "prague", "ecn": "dctcp", "pacing": false}"#).map(|c| (c.ecn, c.pacing)), Ok((EcnMode::Dctcp, false)));
         assert_eq!(r("linux", r#"{"cc": "prague", "ect": "ect0"}"#).unwrap().ect, Ect::Ect0);
         assert!(r("linux", r#"{"cc": "prague", "ecn": "classic"}"#).unwrap_err().starts_with("ecn: Prague needs"));
     }

@@ -1,11 +1,16 @@
 //! The TCP receiver: cumulative ACKs with SACK blocks (RFC 2018), delayed ACKs (RFC 5681 §4.2)
-//! and the ECN echo (RFC 3168 §6.1.3, or DCTCP's exact echo of RFC 8257 §3.2).
+//! and the ECN echo (RFC 3168 §6.1.3, DCTCP's exact echo of RFC 8257 §3.2, or the CE packet
+//! counter of Accurate ECN, RFC 9768).
 
 use std::collections::BTreeMap;
 
 use aqm::Nanos;
 
 use super::params::EcnMode;
+
+/// The initial value of the CE packet counter (RFC 9768 §3.2.2.1: r.cep and s.cep start at 5,
+/// so that a zeroed ACE field is not mistaken for one).
+pub const ACE_INIT: u32 = 5;
 
 /// SACK blocks an ACK carries at most (RFC 2018 §3: three when timestamps are in use).
 pub const MAX_SACK_BLOCKS: usize = 3;
@@ -17,6 +22,9 @@ pub struct AckOut {
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
     pub n_sack: u8,
     pub ece: bool,
+    /// Accurate ECN's ACE field: the count of CE-marked packets received, modulo 8 (RFC 9768
+    /// §3.2.2.1: r.cep, which starts at 5).
+    pub ace: u8,
     /// Echoed timestamp (RFC 7323 TSecr): the send time of the segment that set TS.Recent.
     pub echo: Nanos,
 }
@@ -43,8 +51,11 @@ pub struct TcpReceiver {
     pub delack_deadline: Option<Nanos>,
     /// Classic ECN: ECE is sent on every ACK until a CWR arrives.
     ece_latched: bool,
-    /// DCTCP: the CE state of the last segment.
+    /// DCTCP and AccECN: the CE state of the last segment.
     last_ce: bool,
+    /// AccECN: CE-marked packets received (r.cep), and of them since the last ACK.
+    cep: u32,
+    ce_unacked: u32,
     ts_recent: Nanos,
 }
 
@@ -58,6 +69,8 @@ impl TcpReceiver {
             delack_deadline: None,
             ece_latched: false,
             last_ce: false,
+            cep: ACE_INIT,
+            ce_unacked: 0,
             ts_recent: 0,
         }
     }
@@ -65,6 +78,7 @@ impl TcpReceiver {
     /// Takes segment `seq` (sent at `ts`, with CE and CWR as given); appends ACKs to send now.
     /// Returns how many segments became deliverable in order.
     pub fn on_segment(&mut self, now: Nanos, seq: u64, ts: Nanos, ce: bool, cwr: bool, out: &mut Vec<AckOut>) -> u64 {
+        let mut ack_at_once = false;
         match self.params.ecn {
             EcnMode::Off => {}
             EcnMode::Classic => {
@@ -79,6 +93,18 @@ impl TcpReceiver {
                 // under the old state, so the sender sees exactly which bytes were marked.
                 if ce != self.last_ce && self.unacked > 0 {
                     self.ack_now(out);
+                }
+                self.last_ce = ce;
+            }
+            EcnMode::AccEcn => {
+                // RFC 9768 §3.2.2.5.1: a change-triggered ACK when a CE packet follows a
+                // non-CE one, and an increment-triggered ACK once n = 2 CE marks have arrived
+                // since the last ACK (with data to acknowledge). Either keeps the 3-bit
+                // counter from wrapping between ACKs.
+                if ce {
+                    self.cep = self.cep.wrapping_add(1);
+                    self.ce_unacked += 1;
+                    ack_at_once = !self.last_ce || self.ce_unacked >= 2;
                 }
                 self.last_ce = ce;
             }
@@ -109,7 +135,7 @@ impl TcpReceiver {
             _ => false,
         };
         self.unacked += 1;
-        if filled_hole || !self.ooo.is_empty() || self.unacked >= self.params.ack_every {
+        if filled_hole || !self.ooo.is_empty() || self.unacked >= self.params.ack_every || ack_at_once {
             // A segment that fills (part of) a hole is acknowledged at once (RFC 5681 §4.2).
             self.ack_now(out);
         } else if self.delack_deadline.is_none() {
@@ -147,6 +173,8 @@ impl TcpReceiver {
             EcnMode::Off => false,
             EcnMode::Classic => self.ece_latched,
             EcnMode::Dctcp => self.last_ce,
+            // ECE is one bit of the ACE field under AccECN (RFC 9768 §3.2.2): see `ace`.
+            EcnMode::AccEcn => false,
         }
     }
 
@@ -162,7 +190,9 @@ impl TcpReceiver {
     /// Builds the ACK: cumulative point, ECE, echo and up to three SACK blocks, the first
     /// holding the most recent arrival (RFC 2018 §4), the others the highest ranges.
     fn emit(&mut self, latest: Option<u64>, out: &mut Vec<AckOut>) {
-        let mut a = AckOut { ack: self.rcv_nxt, ece: self.ece(), echo: self.ts_recent, ..AckOut::default() };
+        let ace = (self.cep % 8) as u8;
+        let mut a = AckOut { ack: self.rcv_nxt, ece: self.ece(), ace, echo: self.ts_recent, ..AckOut::default() };
+        self.ce_unacked = 0;
         if self.params.sack && !self.ooo.is_empty() {
             let first = latest.and_then(|l| self.ooo.range(..=l).next_back().filter(|(_, &e)| l < e).map(|(&s, &e)| (s, e)));
             let mut n = 0;
@@ -244,6 +274,28 @@ mod tests {
         out.clear();
         r.on_segment(0, 2, 0, false, true, &mut out);
         assert!(!out.pop().unwrap().ece);
+    }
+
+    #[test]
+    fn accecn_counts_ce_packets_and_acks_on_change_and_on_two_marks() {
+        // An ACK every 8 segments, so that only the AccECN rules send the ACKs below.
+        let mut r = rx(8, EcnMode::AccEcn);
+        let mut out = Vec::new();
+        r.on_segment(0, 0, 0, false, false, &mut out);
+        r.on_segment(1, 1, 0, false, false, &mut out);
+        assert!(out.is_empty());
+        // A CE after a non-CE: acknowledged at once (change-triggered), ACE 5 + 1.
+        r.on_segment(2, 2, 0, true, false, &mut out);
+        assert_eq!(out.iter().map(|a| (a.ack, a.ace, a.ece)).collect::<Vec<_>>(), vec![(3, 6, false)]);
+        // CE, CE: the first waits (no change, one mark since the ACK), the second is the second
+        // mark (increment-triggered): ACE 8 mod 8 = 0, covering both.
+        r.on_segment(3, 3, 0, true, false, &mut out);
+        assert_eq!(out.len(), 1);
+        r.on_segment(4, 4, 0, true, false, &mut out);
+        assert_eq!((out[1].ack, out[1].ace), (5, 0));
+        // Back to unmarked: no ACK for a CE → not-CE change; the ACK ratio resumes.
+        r.on_segment(5, 5, 0, false, false, &mut out);
+        assert_eq!(out.len(), 2);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 use aqm::Nanos;
 
 use super::cc::{Cc, Growth, ReduceFrom};
+use super::prague::AckInfo;
 use super::hystart::{Exit, HyStart};
 use super::params::{EcnCwr, EcnMode, TcpConfig};
 use super::rack::{self, Rack};
@@ -34,6 +35,8 @@ pub struct AckIn<'a> {
     pub ack: u64,
     pub sack: &'a [(u64, u64)],
     pub ece: bool,
+    /// Accurate ECN's ACE field (RFC 9768), read when the connection uses it.
+    pub ace: u8,
     pub echo: Nanos,
 }
 
@@ -50,6 +53,9 @@ struct Params {
     reduce_from: ReduceFrom,
     ecn: bool,
     ecn_cwr: EcnCwr,
+    /// How the receiver feeds CE back.
+    feedback: EcnMode,
+    pace: bool,
     /// The ECN field of data when ECN is on.
     ect: aqm::Ecn,
     timestamps: bool,
@@ -86,6 +92,10 @@ pub struct TcpSender {
     rack: Option<Rack>,
     /// Set CWR on the next new segment (RFC 3168 §6.1.2), after a reduction with ECN on.
     cwr_pending: bool,
+    /// AccECN: the CE packet count the sender has accounted for, modulo 8 (RFC 9768 s.cep).
+    s_ace: u8,
+    /// Pacing: the earliest time the next segment may leave (Linux's tcp_wstamp_ns).
+    pace_next: Nanos,
     pub rtt: RttEstimator,
     /// The one segment being timed (Karn's algorithm: never a retransmission).
     timed: Option<(u64, Nanos)>,
@@ -113,13 +123,15 @@ impl TcpSender {
                 reduce_from: cfg.reduce_from,
                 ecn: cfg.ecn != EcnMode::Off,
                 ecn_cwr: cfg.ecn_cwr,
+                feedback: cfg.ecn,
+                pace: cfg.pacing,
                 ect: cfg.ect.codepoint(),
                 timestamps: cfg.timestamps,
                 tick: cfg.clock_granularity_ns.max(1),
                 rwnd: cfg.window_segments(payload),
                 dupack_threshold: cfg.dupack_threshold as u64,
             },
-            cc: Cc::new(&cfg.cc).expect("validated congestion control").with_cubic_alpha(cfg.cubic_alpha),
+            cc: Cc::new(&cfg.cc).expect("validated congestion control").with_cubic_alpha(cfg.cubic_alpha).with_prague_variant(cfg.prague),
             hystart: cfg.hystart.then(HyStart::default),
             snd_una: 0,
             snd_nxt: 0,
@@ -133,6 +145,8 @@ impl TcpSender {
             sb: Scoreboard::default(),
             rack: (cfg.rack && cfg.sack).then(Rack::default),
             cwr_pending: false,
+            s_ace: (super::receiver::ACE_INIT % 8) as u8,
+            pace_next: 0,
             rtt: RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns),
             timed: None,
             timers: Timers::default(),
@@ -201,6 +215,10 @@ impl TcpSender {
             Some(Timer::Reorder) => self.on_reordering_timeout(now, out),
             Some(Timer::Probe) => self.on_probe_timeout(now, out),
             Some(Timer::Rto) => self.on_timeout(now, out),
+            Some(Timer::Pace) => {
+                self.timers.pace = None;
+                self.send_allowed(now, out);
+            }
             None => {}
         }
     }
@@ -362,20 +380,32 @@ impl TcpSender {
         // RFC 6937 DeliveredData: the cumulative advance plus the change in SACKed data.
         let delivered = (newly_acked + self.sb.sacked()).saturating_sub(sacked_before);
         let now_s = now as f64 * 1e-9;
-        self.cc.on_ack_ecn(newly_acked, a.ece, a.ack, self.snd_max, now_s, self.rtt.srtt() * 1e-9);
-        // RFC 3168 §6.1.2: once per window, never in loss recovery.
-        let reduce = a.ece && self.p.ecn && self.ca.ece_allowed(a.ack) && self.cc.ecn_reduction_allowed(now_s);
+        let (marked, congested) = self.ce_feedback(a, newly_acked);
+        let info = AckInfo { acked: newly_acked, marked, snd_una: a.ack, snd_max: self.snd_max, now: now_s, cwnd: self.cwnd, ssthresh: self.ssthresh };
+        if let Some(w) = self.cc.on_ack_ecn(info) {
+            // Prague's first mark (Linux variant) halves the window and ends slow start.
+            let before = self.cwnd;
+            self.cwnd = w.min(self.cwnd);
+            self.ssthresh = self.cwnd;
+            self.audit_response(before, true, self.cwnd);
+        }
+        // RFC 3168 §6.1.2: once per window, never in loss recovery. The window enters CWR even
+        // when the controller declines the reduction (Prague's 25 ms rule: tcp_enter_cwr sets
+        // TCP_CA_CWR before prague_enter_cwr returns early).
+        let echo = congested && self.ca.ece_allowed(a.ack);
+        let reduce = echo && self.cc.ecn_reduction_allowed(now_s);
         if newly_acked > 0 {
             // The ACK that brings a reduction grows nothing (Linux's CWR state). The reduction
             // follows the cumulative advance, as ns-3.44's ReceivedAck discards the acknowledged
             // data (DiscardUpTo) before it reads the echo: EnterCwr's BytesInFlight excludes it.
             // A recovery this ACK starts (RACK) takes the place of the ECN reduction.
-            self.on_new_ack(now, a.ack, if reduce { 0 } else { newly_acked }, delivered, out);
-            if reduce && self.ca.ece_allowed(a.ack) {
-                self.on_ece(delivered);
+            let credit = self.cc.growth_credit(newly_acked, marked);
+            self.on_new_ack(now, a.ack, if reduce { 0 } else { credit }, delivered, out);
+            if echo && self.ca.ece_allowed(a.ack) {
+                self.on_ece(reduce, delivered);
             }
-        } else if reduce {
-            self.on_ece(delivered);
+        } else if echo {
+            self.on_ece(reduce, delivered);
         }
         if newly_acked == 0
             && self.snd_max > self.snd_una
@@ -413,10 +443,33 @@ impl TcpSender {
         }
     }
 
+    /// What the ACK says about CE marks: the segments reported marked (AccECN: the ACE
+    /// counter's advance, RFC 9768 §3.2.2.5; DCTCP's echo: all those acknowledged when ECE is
+    /// set) and whether it signals congestion at all (ECE, or a counter that moved).
+    fn ce_feedback(&mut self, a: &AckIn, newly_acked: u64) -> (u64, bool) {
+        match self.p.feedback {
+            EcnMode::Off => (0, false),
+            EcnMode::Classic | EcnMode::Dctcp => (if a.ece { newly_acked } else { 0 }, a.ece),
+            EcnMode::AccEcn => {
+                // Modulo 8: the receiver acknowledges before a third mark (see the receiver),
+                // so the counter cannot wrap unseen between two ACKs that arrive in order.
+                let delta = a.ace.wrapping_sub(self.s_ace) & 7;
+                self.s_ace = a.ace;
+                (delta as u64, delta > 0)
+            }
+        }
+    }
+
     /// RFC 3168 §6.1.2: react to ECE as to a loss, without retransmitting (the caller checked
-    /// that a reduction is allowed). `delivered`: segments this ACK delivered (PRR's first
-    /// step, with [`EcnCwr::Prr`]).
-    fn on_ece(&mut self, delivered: u64) {
+    /// that the echo may act): the window enters CWR, and is reduced when `reduce` (the
+    /// controller may decline: see the caller). `delivered`: segments this ACK delivered (PRR's
+    /// first step, with [`EcnCwr::Prr`]).
+    fn on_ece(&mut self, reduce: bool, delivered: u64) {
+        if !reduce {
+            self.ca = CaState::Cwr { until: self.snd_max, reducing: None };
+            self.cwr_pending = self.p.ecn;
+            return;
+        }
         self.stats.ecn_reductions += 1;
         let before = self.cwnd;
         let base = self.reduction_base(false);
@@ -713,6 +766,7 @@ impl TcpSender {
             self.timed = None;
         }
         out.push(Segment { seq, retransmit: true, cwr: false });
+        self.paced(now);
     }
 
     fn send_new(&mut self, now: Nanos, out: &mut Vec<Segment>) {
@@ -721,11 +775,43 @@ impl TcpSender {
             r.sent_new(seq - self.snd_una, now);
         }
         out.push(Segment { seq, retransmit: false, cwr: std::mem::take(&mut self.cwr_pending) });
+        self.paced(now);
         if self.timed.is_none() {
             self.timed = Some((seq, now));
         }
         self.snd_nxt += 1;
         self.snd_max = self.snd_max.max(self.snd_nxt);
+    }
+
+    /// The pacing interval between segments (ns): srtt / (ratio · max(cwnd, in flight)), the
+    /// ratio of the controller (see [`Cc::pacing_ratios`]) by slow start (cwnd < ssthresh/2)
+    /// or not, as Linux's tcp_update_pacing_rate. None when pacing is off or before the first
+    /// RTT sample (Linux's rate is then unbounded).
+    fn pacing_interval(&self) -> Option<f64> {
+        let srtt = self.rtt.srtt();
+        if !self.p.pace || srtt <= 0.0 {
+            return None;
+        }
+        let (ss, ca) = self.cc.pacing_ratios();
+        let ratio = if self.cwnd < self.ssthresh / 2.0 { ss } else { ca };
+        Some(srtt / (ratio * self.cwnd.max(self.flight() as f64)))
+    }
+
+    /// Whether pacing lets a segment leave at `now`; if not, arms the pacing timer.
+    fn pacing_allows(&mut self, now: Nanos) -> bool {
+        if self.pacing_interval().is_none() || now >= self.pace_next {
+            return true;
+        }
+        self.timers.pace = Some(self.pace_next);
+        false
+    }
+
+    /// A segment left at `now`: the next may leave one interval later (EDT: the departure
+    /// stamp advances from the later of now and the previous stamp).
+    fn paced(&mut self, now: Nanos) {
+        if let Some(gap) = self.pacing_interval() {
+            self.pace_next = self.pace_next.max(now) + gap.round() as Nanos;
+        }
     }
 
     fn restart_timer(&mut self, now: Nanos) {
@@ -750,7 +836,7 @@ impl TcpSender {
                 window += self.dupacks.min(2);
             }
             let window = window.min(self.p.rwnd);
-            while self.snd_nxt < self.end() && self.window_used() < window {
+            while self.snd_nxt < self.end() && self.window_used() < window && self.pacing_allows(now) {
                 if self.snd_nxt < self.snd_max {
                     // Go-back-N after a timeout, over what the receiver has not SACKed.
                     let seq = self.snd_nxt;
@@ -786,7 +872,7 @@ impl TcpSender {
     /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
     fn send_in_recovery(&mut self, now: Nanos, out: &mut Vec<Segment>) {
         let mut pipe = self.pipe() as f64;
-        while self.cwnd - pipe >= 1.0 {
+        while self.cwnd - pipe >= 1.0 && self.pacing_allows(now) {
             let Some(r) = self.ca.sack_recovery() else { return };
             let input = NextSegInput {
                 una: self.snd_una,

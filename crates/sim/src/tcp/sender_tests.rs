@@ -14,7 +14,7 @@ fn newreno() -> TcpConfig {
 }
 
 fn ack(a: u64) -> AckIn<'static> {
-    AckIn { ack: a, sack: &[], ece: false, echo: 0 }
+    AckIn { ack: a, sack: &[], ece: false, ace: 0, echo: 0 }
 }
 
 fn seqs(v: &[Segment]) -> Vec<u64> {
@@ -120,7 +120,7 @@ fn timeout_goes_back_n_with_loss_window() {
 
 fn sacks(s: &mut TcpSender, now: Nanos, ks: std::ops::RangeInclusive<u64>, out: &mut Vec<Segment>) {
     for k in ks {
-        s.on_ack(now, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, out);
+        s.on_ack(now, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, out);
     }
 }
 
@@ -178,7 +178,7 @@ fn ns3_ece_halves_the_sack_pipe() {
     // 0..10: 8 in flight (nothing lost yet), ssthresh 4 (FlightSize would give 5).
     let cfg = TcpConfig { ecn: EcnMode::Classic, ..TcpConfig::profile("ns3").unwrap() };
     let (mut s, mut out) = with_window(&cfg, 10);
-    s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 3)], ece: true, echo: 0 }, &mut out);
+    s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 3)], ece: true, ace: 0, echo: 0 }, &mut out);
     assert_eq!((s.ssthresh, s.cwnd, s.stats.ecn_reductions), (4.0, 4.0, 1));
 }
 
@@ -190,7 +190,7 @@ fn ecn_cwr_trace(rule: EcnCwr) -> Vec<(f64, usize)> {
     let (mut s, mut out) = with_window(&cfg, 10);
     let mut trace = Vec::new();
     for a in 1..=11 {
-        s.on_ack(a * MS, &AckIn { ack: a, sack: &[], ece: a == 1, echo: 0 }, &mut out);
+        s.on_ack(a * MS, &AckIn { ack: a, sack: &[], ece: a == 1, ace: 0, echo: 0 }, &mut out);
         trace.push((s.cwnd, out.len()));
         out.clear();
     }
@@ -245,8 +245,8 @@ fn after_a_timeout_sacked_segments_are_not_resent_when_kept() {
         let cfg = TcpConfig { sack: true, ..cfg };
         let (mut s, mut out) = with_window(&cfg, 6);
         // 0 and 1 lost; 2..=5 SACKed (too few dup ACKs to recover: the timer fires).
-        s.on_ack(MS, &AckIn { ack: 0, sack: &[(2, 4)], ece: false, echo: 0 }, &mut out);
-        s.on_ack(MS, &AckIn { ack: 0, sack: &[(2, 6)], ece: false, echo: 0 }, &mut out);
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(2, 4)], ece: false, ace: 0, echo: 0 }, &mut out);
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(2, 6)], ece: false, ace: 0, echo: 0 }, &mut out);
         out.clear();
         s.cwnd = 1.0; // as the timeout leaves it; then the loss window grows per ACK
         let d = s.timers.rto.unwrap();
@@ -272,10 +272,10 @@ fn sack_recovers_two_holes_in_one_round_trip() {
     s.on_ack(MS, &ack(2), &mut out);
     out.clear();
     let blocks = [(3, 4), (3, 5), (3, 5)];
-    s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[blocks[0]], ece: false, echo: 0 }, &mut out);
-    s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[blocks[1]], ece: false, echo: 0 }, &mut out);
+    s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[blocks[0]], ece: false, ace: 0, echo: 0 }, &mut out);
+    s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[blocks[1]], ece: false, ace: 0, echo: 0 }, &mut out);
     assert!(!s.in_recovery());
-    s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[(6, 7), (3, 5)], ece: false, echo: 0 }, &mut out);
+    s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[(6, 7), (3, 5)], ece: false, ace: 0, echo: 0 }, &mut out);
     // Third dup ACK with 3 SACKed above 2: recovery. The two new ACKs grew cwnd past 10 and
     // let segments 10 and 11 out, so the flight is 12 − 2 = 10: ssthresh = cwnd = 5, and
     // the fast retransmit of 2.
@@ -284,10 +284,10 @@ fn sack_recovers_two_holes_in_one_round_trip() {
     assert_eq!(out[0], Segment { seq: 2, retransmit: true, cwr: false });
     out.clear();
     // SACK of 7: only 6 and 7 lie above 5, so it is not yet lost (pipe 6 > cwnd 5).
-    s.on_ack(3 * MS, &AckIn { ack: 2, sack: &[(6, 8), (3, 5)], ece: false, echo: 0 }, &mut out);
+    s.on_ack(3 * MS, &AckIn { ack: 2, sack: &[(6, 8), (3, 5)], ece: false, ace: 0, echo: 0 }, &mut out);
     // SACK of 8: 5 is lost; pipe = 5 un-SACKed − 2 lost + 1 retransmitted = 4 < cwnd 5,
     // so NextSeg rule 1 retransmits 5.
-    s.on_ack(3 * MS, &AckIn { ack: 2, sack: &[(6, 9), (3, 5)], ece: false, echo: 0 }, &mut out);
+    s.on_ack(3 * MS, &AckIn { ack: 2, sack: &[(6, 9), (3, 5)], ece: false, ace: 0, echo: 0 }, &mut out);
     let all: Vec<u64> = out.iter().filter(|s| s.retransmit).map(|s| s.seq).collect();
     assert_eq!(all, vec![5]);
     out.clear();
@@ -307,20 +307,20 @@ fn lost_retransmission(cfg: &TcpConfig) -> (TcpSender, Vec<Segment>) {
     let (mut s, mut out) = with_window(cfg, 10);
     // Segment 0 lost: dup ACKs SACK 1, 2, 3 and recovery retransmits 0 (snd_max 10).
     for k in 1..=3u64 {
-        s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, &mut out);
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
     }
     assert_eq!(out.iter().filter(|s| s.retransmit).map(|s| s.seq).collect::<Vec<_>>(), vec![0]);
     out.clear();
     // The rest of the window is SACKed and the pipe lets new segments 10.. out.
     for k in 4..=9u64 {
-        s.on_ack(2 * MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, &mut out);
+        s.on_ack(2 * MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
     }
     let new: Vec<u64> = out.iter().filter(|s| !s.retransmit).map(|s| s.seq).collect();
     assert!(new.len() >= 3, "{new:?}");
     out.clear();
     // The retransmission of 0 is lost too; three segments sent after it (10, 11, 12) are
     // SACKed while 0 is not.
-    s.on_ack(3 * MS, &AckIn { ack: 0, sack: &[(1, 13)], ece: false, echo: 0 }, &mut out);
+    s.on_ack(3 * MS, &AckIn { ack: 0, sack: &[(1, 13)], ece: false, ace: 0, echo: 0 }, &mut out);
     (s, out)
 }
 
@@ -382,7 +382,7 @@ fn rescue_retransmission_repairs_a_lost_tail_once_per_recovery() {
         out.clear();
         let mut resent = Vec::new();
         for k in 1..=8u64 {
-            s.on_ack(MS * k, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, &mut out);
+            s.on_ack(MS * k, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
             resent.extend(out.drain(..).map(|g| (k, g.seq, g.retransmit)));
         }
         let want = if rescue { vec![(3, 0, true), (6, 9, true)] } else { vec![(3, 0, true)] };
@@ -397,7 +397,7 @@ fn prr_spreads_the_reduction_over_the_round_trip() {
     let (mut s, mut out) = with_window(&sack_cfg(true), 20);
     let mut sent_per_ack = Vec::new();
     for k in 1..=19u64 {
-        s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, echo: 0 }, &mut out);
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
         sent_per_ack.push(out.iter().filter(|s| !s.retransmit).count());
         out.clear();
     }
@@ -427,17 +427,17 @@ fn limited_transmit_sends_on_the_first_two_dupacks() {
 fn ece_reduces_once_per_window_without_retransmitting() {
     let cfg = TcpConfig { ecn: EcnMode::Classic, reduce_from: ReduceFrom::Flight, ..newreno() };
     let (mut s, mut out) = with_window(&cfg, 10);
-    s.on_ack(MS, &AckIn { ack: 1, sack: &[], ece: true, echo: 0 }, &mut out);
+    s.on_ack(MS, &AckIn { ack: 1, sack: &[], ece: true, ace: 0, echo: 0 }, &mut out);
     // Halved from the flight of 9 (the cut follows the ACK's cumulative advance, as ns-3.44's
     // ReceivedAck discards acknowledged data before EnterCwr), no retransmission; the first
     // new segment carries CWR.
     assert_eq!((s.ssthresh, s.cwnd, s.stats.ecn_reductions, s.stats.retransmits), (4.5, 4.5, 1, 0));
     out.clear();
-    s.on_ack(2 * MS, &AckIn { ack: 7, sack: &[], ece: true, echo: 0 }, &mut out);
+    s.on_ack(2 * MS, &AckIn { ack: 7, sack: &[], ece: true, ace: 0, echo: 0 }, &mut out);
     assert_eq!(s.stats.ecn_reductions, 1, "a second ECE in the same window is ignored");
     assert!(out[0].cwr && out.iter().skip(1).all(|s| !s.cwr));
     // Past the window (snd_max was 10 at the cut), ECE reduces again.
-    s.on_ack(3 * MS, &AckIn { ack: 11, sack: &[], ece: true, echo: 0 }, &mut out);
+    s.on_ack(3 * MS, &AckIn { ack: 11, sack: &[], ece: true, ace: 0, echo: 0 }, &mut out);
     assert_eq!(s.stats.ecn_reductions, 2);
 }
 
@@ -464,7 +464,7 @@ fn drive(cfg: &TcpConfig, n: usize, arrive: impl Fn(u64, Nanos, Nanos) -> Nanos)
         }
         now = arrival[k];
         let cwnd = s.cwnd;
-        s.on_ack(now, &AckIn { ack: k as u64 + 1, sack: &[], ece: false, echo: sent[k] }, &mut out);
+        s.on_ack(now, &AckIn { ack: k as u64 + 1, sack: &[], ece: false, ace: 0, echo: sent[k] }, &mut out);
         log.push((now, cwnd, s.ssthresh));
     }
     (s, log)
@@ -554,7 +554,7 @@ fn rack_cfg(on: bool) -> TcpConfig {
 }
 
 fn sack_ack(a: u64, sack: &[(u64, u64)], echo: Nanos) -> AckIn<'_> {
-    AckIn { ack: a, sack, ece: false, echo }
+    AckIn { ack: a, sack, ece: false, ace: 0, echo }
 }
 
 /// Segments 0..10 sent at 0 over a 100 ms path, one ACK per ms from 100 ms; segment 8,
@@ -746,7 +746,7 @@ fn timestamps_sample_every_ack_and_ticks_quantize() {
     let mut out = Vec::new();
     s.start(0, &mut out);
     // Sent at 0, acknowledged at 104 ms: 10 ticks of 10 ms = 100 ms; RTO = 100 + 200 = 300.
-    s.on_ack(104 * MS, &AckIn { ack: 1, sack: &[], ece: false, echo: 0 }, &mut out);
+    s.on_ack(104 * MS, &AckIn { ack: 1, sack: &[], ece: false, ace: 0, echo: 0 }, &mut out);
     assert_eq!(s.rtt.rto(), 300 * MS);
     assert_eq!(s.rtt.srtt(), 100e6);
 }
@@ -763,13 +763,110 @@ fn prr_after_an_ecn_reduction_does_not_count_as_raising_the_window() {
     // response sets, 5, is below 10 and the invariant stays at zero.
     let cfg = TcpConfig { cc: "newreno".into(), sack: true, prr: true, reduce_from: ReduceFrom::Cwnd, ecn: EcnMode::Classic, ..TcpConfig::profile("linux").unwrap() };
     let (mut s, mut out) = with_window(&cfg, 20);
-    s.on_ack(MS, &AckIn { ack: 1, sack: &[], ece: true, echo: 0 }, &mut out);
+    s.on_ack(MS, &AckIn { ack: 1, sack: &[], ece: true, ace: 0, echo: 0 }, &mut out);
     assert_eq!((s.cwnd, s.ssthresh), (10.0, 10.0));
     for k in 2..=4 {
-        s.on_ack(2 * MS, &AckIn { ack: 1, sack: &[(2, k + 1)], ece: false, echo: 0 }, &mut out);
+        s.on_ack(2 * MS, &AckIn { ack: 1, sack: &[(2, k + 1)], ece: false, ace: 0, echo: 0 }, &mut out);
     }
     assert!(s.in_recovery());
     assert_eq!(s.ssthresh, 5.0);
     assert!(s.cwnd > 10.0, "PRR's pipe + sndcnt exceeds the old window here: {}", s.cwnd);
     assert_eq!(s.stats.window_raising_responses, 0);
+}
+
+/// Linux's TCP with TCP Prague as `resolve` makes it: AccECN, ECT(1), pacing, the Linux variant.
+fn prague() -> TcpConfig {
+    TcpConfig::resolve("linux", &serde_json::from_str(r#"{"cc": "prague", "rack": false}"#).unwrap()).unwrap()
+}
+
+fn accecn(a: u64, ace: u8, echo: Nanos) -> AckIn<'static> {
+    AckIn { ack: a, sack: &[], ece: false, ace, echo }
+}
+
+#[test]
+fn prague_per_ack_trace_with_accecn_counts_and_pacing() {
+    // tcp_prague v0.7 with AccECN feedback (RFC 9768: the ACE counter starts at 5), worked by hand.
+    let mut s = TcpSender::new(&prague(), None, MSS);
+    let mut out = Vec::new();
+    // IW 10 at t = 0, unpaced: no RTT sample yet (Linux's rate is unbounded without srtt).
+    s.start(0, &mut out);
+    assert_eq!(out.len(), 10);
+    out.clear();
+    // 10 ms: 2 segments acknowledged, counter unchanged. Slow start: cwnd 12; srtt = 10 ms.
+    // Pacing at 200 % (cwnd < ssthresh/2): 10 ms / (2 · max(12, 8 in flight)) = 416 667 ns. The
+    // window lets 4 out; one leaves now, the next waits for the pacing timer.
+    s.on_ack(10 * MS, &accecn(2, 5, 0), &mut out);
+    assert_eq!((s.cwnd, seqs(&out)), (12.0, vec![10]));
+    assert_eq!(s.timers.pace, Some(10 * MS + 416_667));
+    out.clear();
+    s.on_timer(10 * MS + 416_667, &mut out);
+    assert_eq!(seqs(&out), vec![11]);
+    out.clear();
+    // 11 ms: counter 5 → 6, one segment of the two marked. The first mark halves the window
+    // (12 → 6 = ssthresh, out of slow start); the CWR reduction that follows has α = 0 (Linux
+    // starts α at 0): 6·(1 − 0) = 6. Nothing grows on it, nothing fits (7 in flight).
+    s.on_ack(11 * MS, &accecn(4, 6, MS), &mut out);
+    assert_eq!((s.cwnd, s.ssthresh, s.stats.ecn_reductions), (6.0, 6.0, 1));
+    assert!(out.is_empty());
+    // 12 ms: 2 more, no new mark: congestion avoidance, Reno's 2/cwnd (4 rounds out of slow
+    // start have not passed: no RTT scaling).
+    s.on_ack(12 * MS, &accecn(6, 6, 2 * MS), &mut out);
+    assert!((s.cwnd - (6.0 + 2.0 / 6.0)).abs() < 1e-12, "{}", s.cwnd);
+    // 13 ms: 2 acknowledged, 1 marked (6 → 7). Still in CWR (until snd_max 12 at the reduction
+    // is acknowledged): no reduction; only the unmarked segment grows the window.
+    let w = s.cwnd;
+    s.on_ack(13 * MS, &accecn(8, 7, 3 * MS), &mut out);
+    assert_eq!(s.stats.ecn_reductions, 1);
+    assert!((s.cwnd - (w + 1.0 / w)).abs() < 1e-12, "{}", s.cwnd);
+    // The counter wraps: 7 → 1 is 2 marks (mod 8), both segments of this ACK: no growth.
+    let w = s.cwnd;
+    s.on_ack(14 * MS, &accecn(10, 1, 4 * MS), &mut out);
+    assert_eq!(s.cwnd, w);
+}
+
+#[test]
+fn prague_echo_inside_its_25_ms_starts_cwr_without_reduction_and_delays_the_next() {
+    // The mechanism behind Prague's approximate RTT-independence (crates/sim/tests/prague.rs):
+    // tcp_enter_cwr enters CWR on every echo, prague_enter_cwr skips the reduction within 25 ms
+    // of the last. The draft variant (no first-mark halving), unpaced, R = 10 ms.
+    let cfg = TcpConfig { prague: crate::tcp::params::PragueVariant::Draft, pacing: false, ..prague() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    // Four whole windows acknowledged without a mark, 10 ms apart: four rounds out of slow start,
+    // so the flow is RTT-independent.
+    for k in 1..=4 {
+        let top = s.snd_max;
+        s.on_ack(10 * MS * k, &accecn(top, 5, 10 * MS * (k - 1)), &mut out);
+    }
+    // 50 ms: a mark (5 → 6) on a whole window: CWR and a reduction.
+    let top = s.snd_max;
+    s.on_ack(50 * MS, &accecn(top, 6, 40 * MS), &mut out);
+    assert_eq!(s.stats.ecn_reductions, 1);
+    // 60 ms: the episode is over (the ACK passes snd_max at the reduction); a mark on a partial
+    // ACK enters CWR again, until the data now outstanding is acknowledged, but 10 ms < 25 ms:
+    // no reduction.
+    let until = s.snd_max;
+    let w = s.cwnd;
+    s.on_ack(60 * MS, &accecn(s.snd_una + 2, 7, 50 * MS), &mut out);
+    assert_eq!(s.stats.ecn_reductions, 1);
+    assert!(s.cwnd < w + 1.0, "no reduction, and the marked ACK grows little");
+    // 76 ms, 26 ms after the reduction: a mark on an ACK inside that second episode is ignored
+    // by CWR (RFC 3168 §6.1.2's once per window), although 25 ms have passed.
+    s.on_ack(76 * MS, &accecn(until - 1, 0, 60 * MS), &mut out);
+    assert_eq!(s.stats.ecn_reductions, 1);
+    // 80 ms: the ACK passes the episode's end; its mark reduces.
+    s.on_ack(80 * MS, &accecn(until + 1, 1, 70 * MS), &mut out);
+    assert_eq!(s.stats.ecn_reductions, 2);
+}
+
+#[test]
+fn pacing_of_other_controllers_runs_at_120_percent_in_congestion_avoidance() {
+    // Linux's tcp_update_pacing_rate: tcp_pacing_ca_ratio = 120 once cwnd ≥ ssthresh/2.
+    let cfg = TcpConfig { cc: "newreno".into(), pacing: true, rack: false, ..TcpConfig::profile("linux").unwrap() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    // 10 ms: 2 acknowledged (srtt 10 ms), byte counting: cwnd 10.2; 8 in flight, room for 2.
+    // The first leaves now; then 9 are in flight and the interval is 10 ms / (1.2 · 10.2) =
+    // 816 993.46 ns, so the second waits for the pacing timer.
+    s.on_ack(10 * MS, &AckIn { ack: 2, sack: &[], ece: false, ace: 0, echo: 0 }, &mut out);
+    assert_eq!(seqs(&out), vec![10]);
+    assert_eq!(s.timers.pace, Some(10 * MS + 816_993));
 }

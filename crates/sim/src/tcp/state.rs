@@ -120,6 +120,8 @@ pub struct Timers {
     pub reorder: Option<Nanos>,
     /// The tail loss probe timer (RFC 8985 §7.2).
     pub probe: Option<Nanos>,
+    /// The pacing timer: data waits for its departure time.
+    pub pace: Option<Nanos>,
 }
 
 /// Which timer fired.
@@ -128,15 +130,17 @@ pub enum Timer {
     Reorder,
     Probe,
     Rto,
+    Pace,
 }
 
 impl Timers {
     /// The earliest deadline.
     pub fn next(&self) -> Option<Nanos> {
-        [self.rto, self.reorder, self.probe].into_iter().flatten().min()
+        [self.rto, self.reorder, self.probe, self.pace].into_iter().flatten().min()
     }
 
-    /// The timer due at `now`, the reordering timer first, then the probe, then the RTO.
+    /// The timer due at `now`, the reordering timer first, then the probe, then the RTO, then
+    /// pacing (a loss found first changes what is sent).
     pub fn due(&self, now: Nanos) -> Option<Timer> {
         let due = |d: Option<Nanos>| d.is_some_and(|d| d <= now);
         if due(self.reorder) {
@@ -145,6 +149,8 @@ impl Timers {
             Some(Timer::Probe)
         } else if due(self.rto) {
             Some(Timer::Rto)
+        } else if due(self.pace) {
+            Some(Timer::Pace)
         } else {
             None
         }
@@ -178,7 +184,7 @@ mod tests {
 
     #[test]
     fn timers_fire_earliest_first_reordering_before_probe_before_rto() {
-        let t = Timers { rto: Some(30), reorder: Some(20), probe: Some(10) };
+        let t = Timers { rto: Some(30), reorder: Some(20), probe: Some(10), pace: None };
         assert_eq!(t.next(), Some(10));
         assert_eq!(t.due(9), None);
         assert_eq!(t.due(10), Some(Timer::Probe));
