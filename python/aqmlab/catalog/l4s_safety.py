@@ -116,7 +116,7 @@ def _coexist_rtt() -> Experiment:
 
     return Experiment(
         id=exp_id, title="Prague and CUBIC across RTTs: DualPI2 versus single-queue PIE, PI² and FQ-CoDel",
-        paper=PAPER, figure="RFC 9332 §1.2, §2.1; issue 19 (coexistence)",
+        paper=PAPER, figure="RFC 9332 §1.2, §2.1 (coexistence)",
         statement="Two Prague and two CUBIC flows of equal base RTT share a 40 Mb/s link. Through DualPI2 they "
                   "get about equal rates at every RTT with about 1 ms of L4S queueing; through a single RFC 3168 "
                   "queue (PIE, PI²) the scalable flows take most of the link; FQ-CoDel's per-flow queues share "
@@ -175,7 +175,7 @@ def _classic_ecn_safety() -> Experiment:
                "fall-back. 40 Mb/s, 1 Prague + 1 CUBIC (classic ECN), equal RTTs, metrics after 10 s.",),
         expectations=(
             Expectation("pie_nofb_20ms_rate_ratio", "Without the fall-back, Prague starves CUBIC in a single "
-                        "PIE queue with RFC 3168 ECN.", "RFC 9331 §4.3; issue 19 (safety)",
+                        "PIE queue with RFC 3168 ECN.", "RFC 9331 §4.3",
                         "At least 3: a scalable rate goes as 1/p, CUBIC's as 1/p^0.75 under the same marks.",
                         lo=3.0),
             Expectation("codel_nofb_20ms_rate_ratio", "Without the fall-back, Prague starves CUBIC in a single "
@@ -248,15 +248,15 @@ def _burst() -> Experiment:
     def analyse(results, quick: bool) -> Analysis:
         m = {f"{k}_utilization": r.summary["utilization"] for k, r in results.items()}
         fig, ax = plotting.figure(1, 1, height=3.0)
-        plotting.latency_over_time(ax[0, 0], [(BURST_CASES[k][0], results[k]) for k in BURST_CASES],
-                                   reference_s=0.001, title="Queueing delay (backlog/rate)")
+        plotting.delay_over_time(ax[0, 0], [(BURST_CASES[k][0], results[k]) for k in BURST_CASES],
+                                 reference_s=0.001, title="Queueing delay (mean sojourn)")
         fig.tight_layout()
         return Analysis(m, [(f"One flow through DualPI2 on a smooth link and on a link that serves in "
                              f"{HALF_PERIOD_MS} ms aggregates.", fig)])
 
     return Experiment(
         id=exp_id, title="L-queue burst intolerance: Prague through DualPI2 on a link that serves in aggregates",
-        paper=PAPER, figure="RFC 9332 §4.1.4 (step threshold), issue 19 (Wi-Fi-like bursts)",
+        paper=PAPER, figure="RFC 9332 §4.1.4 (step threshold) under Wi-Fi-like aggregated service",
         statement="On a link that alternates every 4 ms between a trickle and a burst (mean 40 Mb/s, as a Wi-Fi "
                   "MAC serving aggregates), the L queue's sojourn passes the 1 ms step every period, so a lone "
                   "Prague flow is marked whatever its rate and leaves the link partly idle; a classic flow in the "
@@ -272,7 +272,7 @@ def _burst() -> Experiment:
                         "DualPI2.", "RFC 9332 §1.2", "At least 95 % after the warm-up.", lo=0.95,
                         unit="%", scale=100),
             Expectation("bursty_prague_utilization", "On the aggregating link the L queue's 1 ms step costs a "
-                        "lone Prague flow a sizeable part of the link.", "issue 19 (L-queue burst intolerance)",
+                        "lone Prague flow a sizeable part of the link.", "RFC 9332 §4.1.4 (the L queue's shallow step)",
                         "At most 90 %: every 4 ms trickle phase lifts the L sojourn past the 1 ms step, so "
                         "marks come every period whatever the flow's rate. DropTail (the null control) does not "
                         "mark and fills the link.", hi=0.90, unit="%", scale=100),
