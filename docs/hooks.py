@@ -96,7 +96,8 @@ def expected_table() -> list[str]:
         lines.append(f"| `{exp.id}` | {len(quick)} | {counts} | **{word}** |")
     full = sorted(expected.FULL.items())
     if full:
-        lines += ["", "At full length (`aqmlab reproduce --all`, not part of the test suite), recorded where it "
+        lines += ["", "## Full-length verdicts", "",
+                  "At full length (`aqmlab reproduce --all`, not part of the test suite), recorded where it "
                   "differs from reproduced:", "", "| experiment | claim | verdict | reason |", "|---|---|---|---|"]
         lines += [f"| `{e}` | {c} | {v} | {why.replace('|', '/')} |" for (e, c), (v, why) in full]
     else:
