@@ -43,7 +43,7 @@ def run(tmp_path_factory):
 
 def test_captures_match_the_simulators_counts(run):
     r, caps = run
-    flows = r.summary["flows"]
+    flows = r.flow_rows()
     assert all(f["in_flight"] == 0 and f["acks_in_flight"] == 0 for f in flows), "the network must have drained"
     assert sum(f["dropped"] for f in flows) > 0 and sum(f["marked"] for f in flows) > 0, "the check needs both"
     for rows in caps.values():
@@ -77,7 +77,7 @@ def test_captures_match_the_simulators_counts(run):
 
 def test_acks_carry_sack_blocks_timestamps_and_ecn_echo(run):
     r, caps = run
-    flows = r.summary["flows"]
+    flows = r.flow_rows()
     acks = caps["reverse"]
     assert len(acks) == sum(f["acks_sent"] - f["acks_dropped"] for f in flows)
     assert any(row["tcp.options.sack_le"] for row in acks), "losses must show as SACK blocks"
@@ -141,6 +141,6 @@ def test_udp_datagrams_carry_their_numbers(tmp_path):
     path.write_bytes(r.pcaps["bottleneck"])
     out = subprocess.run(["tshark", "-r", str(path), "-n", "-T", "fields", "-e", "udp.dstport", "-e", "data.data"],
                          capture_output=True, text=True, check=True).stdout.split("\n")[:-1]
-    assert len(out) == r.summary["flows"][0]["sent"] > 0
+    assert len(out) == r.flow_rows()[0]["sent"] > 0
     numbers = [int(line.split("\t")[1][:16], 16) for line in out]
     assert numbers == list(range(len(out))) and {line.split("\t")[0] for line in out} == {"5202"}

@@ -46,7 +46,7 @@ def run(tmp_path_factory):
 
 def test_tcptrace_counts_the_simulators_segments_and_retransmissions(run):
     r, conns = run
-    flows = r.summary["flows"]
+    flows = r.flow_rows()
     assert all(f["in_flight"] == 0 for f in flows), "the network must have drained"
     assert all(f["retransmits"] > 0 for f in flows), "the check needs retransmissions in every flow"
     data = conns["bottleneck_in"]
@@ -63,7 +63,7 @@ def test_tcptrace_counts_the_simulators_segments_and_retransmissions(run):
 
 def test_tcptrace_counts_the_receivers_acks_and_sacks(run):
     r, conns = run
-    flows = r.summary["flows"]
+    flows = r.flow_rows()
     acks = conns["reverse"]
     assert sorted(acks) == list(range(len(flows)))
     for i, f in enumerate(flows):

@@ -35,7 +35,7 @@ def test_report_is_one_self_contained_page(run_dir, small_result):
     assert len(images) == len(plots.available_views(small_result)) + 1  # each view and the overview
     for label in ("bottleneck utilization (%)", "queue delay, 99th percentile (ms)", "Jain's fairness index"):
         assert label in page
-    flows = small_result.summary["flows"]
+    flows = small_result.flow_rows()
     assert page.count("<tr><td>") == len(flows)  # the per-flow table, one row a flow
     assert "[bottleneck]" in page and "rate = &quot;10Mbps&quot;" in page  # the resolved scenario
 

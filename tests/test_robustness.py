@@ -145,10 +145,10 @@ def test_an_output_that_is_a_file_is_refused_before_the_run(tmp_path):
 
 
 def test_bench_nosuch():
-    from aqmlab import _core
+    from aqmlab import _core, bench
 
     refused(aqmlab_cli("bench", "nosuch"), f"scenario: no benchmark named 'nosuch' (benchmarks: "
-                                           f"{', '.join(_core.BENCH_SCENARIOS)})")
+                                           f"{', '.join([*_core.BENCH_SCENARIOS, *bench.SAVED])})")
 
 
 @pytest.mark.parametrize("args", [["scenarios"], ["validate", "pie-base"]])
@@ -340,10 +340,10 @@ def test_flows_after_a_poisson_group_keep_their_names():
         {"name": "bulk", "type": "tcp", "count": 2, "rtt": "40ms"},
         {"name": "voip", "type": "udp", "rate": "64kbps", "rtt": "40ms"},
     ]
-    s = aqmlab.run(d, progress=False).summary
-    groups = [f["group"] for f in s["flows"]]
+    flows = aqmlab.run(d, progress=False).flow_rows()
+    groups = [f["group"] for f in flows]
     # About 60 arrivals, each its own flow of group 0, then the bulk flows and the CBR source.
     assert groups.count(0) > 20 and groups[-3:] == [1, 1, 2]
     names = {"web": 0, "bulk": 1, "voip": 2}
-    assert all(names[f["name"]] == f["group"] for f in s["flows"])
-    assert [f["tcp"] for f in s["flows"] if f["name"] == "voip"] == [False]
+    assert all(names[f["name"]] == f["group"] for f in flows)
+    assert [f["tcp"] for f in flows if f["name"] == "voip"] == [False]

@@ -11,19 +11,19 @@ from support import small_scenario
 
 
 def test_summary_is_consistent(small_result):
-    s = small_result.summary
+    s, flows = small_result.summary, small_result.flow_rows()
     assert s["time_s"] == 4.0 and s["measured_s"] == 3.0 and not s["interrupted"]
-    assert len(s["flows"]) == 4
-    assert [f["name"] for f in s["flows"]] == ["tcp0", "tcp0", "tcp0", "cbr"]
+    assert len(flows) == 4
+    assert [f["name"] for f in flows] == ["tcp0", "tcp0", "tcp0", "cbr"]
     assert 0.9 < s["utilization"] <= 1.0
-    assert s["dropped"] > 0 and s["dropped"] == sum(f["dropped"] for f in s["flows"])
-    for f in s["flows"]:
+    assert s["dropped"] > 0 and s["dropped"] == sum(f["dropped"] for f in flows)
+    for f in flows:
         assert f["sent"] == f["delivered"] + f["dropped"] + f["in_flight"]
     # 50-packet DropTail at 10 Mb/s holds at most 50 packet times: 40 ms.
     assert s["qdelay_max_s"] <= 0.040 + 1e-9
     assert s["qdelay_p50_s"] <= s["qdelay_p95_s"] <= s["qdelay_p99_s"] <= s["qdelay_max_s"]
     # The CBR source ran 2 s at 2 Mb/s, the measured window covering all of it.
-    cbr = s["flows"][3]
+    cbr = flows[3]
     assert cbr["sent"] == 500
     assert s["aqmlab_version"] == aqmlab.__version__
 
@@ -57,7 +57,7 @@ def test_traces_are_dataframes(small_result):
     assert rates.shape == (401, 4)
     # Delivered bits per interval add up to what the summary counts.
     total = rates.mul(np.diff(rates.index.values, prepend=0.0), axis=0).sum().sum() / 8
-    assert total == pytest.approx(sum(f["bytes_delivered"] for f in r.summary["flows"]))
+    assert total == pytest.approx(sum(f["bytes_delivered"] for f in r.flow_rows()))
     d = r.drops()
     assert len(d) == r.summary["dropped"] and set(d["kind"]) == {"overflow"}
     tcp = r.tcp()

@@ -107,7 +107,7 @@ def test_rack_from_a_toml_file_starts_recovery_without_waiting_for_dupacks(tmp_p
     # measures the timing), so the same run delivers more.
     r_on, r_off = run_on_and_off(tmp_path, "rack", "20s", "10000p", 'profile = "ns2-sack"\nrtt = "100ms"',
                                  "impairment = {loss = {periodic = 100}}")
-    f_on, f_off = r_on.summary["flows"][0], r_off.summary["flows"][0]
+    f_on, f_off = r_on.flow_rows()[0], r_off.flow_rows()[0]
     assert f_on["timeouts"] == f_off["timeouts"] == 0
     assert f_on["retransmits"] == f_off["retransmits"] == r_on.summary["dropped"] == 24
     # Measured: 2414 against 2405 packets.
@@ -176,7 +176,7 @@ def test_sessions_and_poisson_transfers_run_and_report_fcts():
     assert (tr["fct_s"] > 0.06).all(), "no transfer beats the round trip"
     assert (tr[tr["flow"] >= 3]["bytes"] == 20_000).all()
     # One flow per Poisson arrival: about 2/s for 15 s.
-    assert 15 <= r.summary["flows"].__len__() - 3 <= 50
+    assert 15 <= len(r.flow_rows()) - 3 <= 50
 
 
 def test_tcp_events_trace(small_result):
@@ -184,7 +184,7 @@ def test_tcp_events_trace(small_result):
     assert set(ev["kind"]) <= {"retransmit", "timeout", "recovery", "ecn_reduction"}
     per_flow = ev[ev["kind"] == "retransmit"].groupby("flow").size()
     for f, n in per_flow.items():
-        assert small_result.summary["flows"][f]["retransmits"] == n
+        assert small_result.flow_rows()[f]["retransmits"] == n
 
 
 def test_fidelity_settings_resolve_per_profile_and_override():
@@ -216,5 +216,5 @@ def test_fidelity_settings_resolve_per_profile_and_override():
 
 def test_per_flow_start_times_are_replayed():
     s = Scenario.from_dict({**tcp_group(start=["0s", "1.5s"]), "duration": "3s"})
-    starts = [f["start_s"] for f in aqmlab.run(s, progress=False).summary["flows"]]
+    starts = [f["start_s"] for f in aqmlab.run(s, progress=False).flow_rows()]
     assert starts == [0.0, 1.5]

@@ -28,7 +28,7 @@ def test_rtt_over_a_route_leaves_the_access_links_the_rest():
     assert s.sim_config["flows"][1]["access_delay_ns"] == {"fixed": 20_000_000}
     # The simulator's base RTT agrees.
     r = aqmlab.run(s, progress=False)
-    assert r.summary["flows"][0]["rtt_base_s"] == pytest.approx(0.120, abs=1e-12)
+    assert r.flow_rows()[0]["rtt_base_s"] == pytest.approx(0.120, abs=1e-12)
     names = [q["queue"] for q in r.summary["queues"]]
     assert names[:2] == ["bottleneck", "reverse_bottleneck"] and {"R1->R2", "R2->R1", "R2->R3", "R3->R2"} <= set(names)
     hop2 = next(q for q in r.summary["queues"] if q["queue"] == "R1->R2")
@@ -73,7 +73,7 @@ DATA_SHARE = 1000 / (1000 + 40)   # of a direction's capacity, beside the other 
 def _bidirectional(seed):
     r = aqmlab.run({**BIDIRECTIONAL, "seed": seed}, progress=False)
     by = {}
-    for f in r.summary["flows"]:
+    for f in r.flow_rows():
         by[f["name"]] = by.get(f["name"], 0) + f["throughput_bps"]
     return r, by
 
@@ -87,8 +87,8 @@ def test_bidirectional_data_queues_with_the_acks():
         assert sum(by.values()) > 10e6 and max(by.values()) <= DATA_SHARE * 10e6, (seed, by)
         queues = {q["queue"]: q for q in r.summary["queues"]}
         for q, data, acks in (("bottleneck", "fwd", "back"), ("reverse_bottleneck", "back", "fwd")):
-            sent = sum(f["sent"] for f in r.summary["flows"] if f["name"] == data)
-            acked = sum(f["acks_sent"] for f in r.summary["flows"] if f["name"] == acks)
+            sent = sum(f["sent"] for f in r.flow_rows() if f["name"] == data)
+            acked = sum(f["acks_sent"] for f in r.flow_rows() if f["name"] == acks)
             # All of both reach the queue but those still on their access links at the end.
             assert 0.99 * (sent + acked) < queues[q]["arrivals"] <= sent + acked, (seed, q, queues[q], sent, acked)
 

@@ -6,6 +6,11 @@ when traces are off). Speed is compared with ns-3.44's ~20 k delivered packets p
 wall-second on this class of machine: a constant quoted in the foundation issue, not a
 measurement of this run, which the table's footnote says (issue 22).
 
+``aqmlab bench flows-1M`` (not among the defaults: a few minutes) runs a million bulk TCP flows
+through the whole of ``aqmlab run -o`` (:data:`SAVED`): engine, result and the files it writes
+(plots and report aside), and prints the peak memory, times and file sizes (issue 22: under
+2 GB, with a small summary.json).
+
 ``aqmlab bench --vs-ns3`` measures instead (:func:`vs_ns3`): scenarios of the cross-validation
 suite through aqmlab's engine and through the ns-3 program :mod:`aqmlab.xval` builds for them
 (the ``ns3`` wheel), in interleaved pairs, each side timed by its own run-loop timer.
@@ -17,7 +22,9 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 NS3_PACKETS_PER_S = 20_000
@@ -32,10 +39,55 @@ def _rss_mib(field: str) -> float:
     return 0.0
 
 
+# Scenarios run end to end, as `aqmlab run -o` runs them: a million flows of the flow-count
+# sweep's kind (bulk TCP, one BDP of DropTail buffer at 100 ms, starts over the first second),
+# at 10 Gb/s (10 kb/s a flow: the run measures the cost of the flows, not their physics).
+SAVED: dict[str, dict[str, Any]] = {
+    "flows-1M": {
+        "name": "flows-1M", "seed": 1, "duration": "2s",
+        "bottleneck": {"rate": "10Gbps", "delay": "25ms", "queue": {"type": "drop_tail", "limit": "125000p"}},
+        "flows": [{"name": "bulk", "type": "tcp", "count": 1_000_000, "rtt": "100ms",
+                   "start": {"uniform": ["0s", "1s"]}}],
+    },
+}
+
+
+def saved(name: str) -> dict:
+    """Runs a :data:`SAVED` scenario in this process and writes its files (no plots, no report)
+    into a temporary directory; returns its figures."""
+    from .api import run
+
+    baseline = _rss_mib("VmRSS")
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    result = run(SAVED[name], progress=False, force=True)
+    wall1, cpu1 = time.perf_counter(), time.process_time()
+    with tempfile.TemporaryDirectory(prefix="aqmlab-bench-") as d:
+        files = result.save(d, plots=False, report=False)
+        sizes = {p.relative_to(d).as_posix(): p.stat().st_size for p in files}
+    return {"scenario": name, "flows": result.summary["n_flows"], "delivered_packets": result.summary["delivered_packets"],
+            "run_wall_s": wall1 - wall0, "run_cpu_s": cpu1 - cpu0, "save_wall_s": time.perf_counter() - wall1,
+            "save_cpu_s": time.process_time() - cpu1, "peak_rss_mib": _rss_mib("VmHWM"), "baseline_rss_mib": baseline,
+            "summary_bytes": sizes["summary.json"], "flows_parquet_bytes": sizes["traces/flows.parquet"]}
+
+
+def run_saved(name: str, stream=sys.stdout) -> dict:
+    """Prints the figures of a :data:`SAVED` scenario, run in a fresh process."""
+    r = child(name, 1.0)
+    print(f"{name}: {r['flows']:,} flows, {r['delivered_packets']:,} packets delivered\n"
+          f"  run   {r['run_wall_s']:.1f} s wall, {r['run_cpu_s']:.1f} s CPU (engine and result)\n"
+          f"  save  {r['save_wall_s']:.1f} s wall, {r['save_cpu_s']:.1f} s CPU (summary.json, Parquet)\n"
+          f"  peak memory {r['peak_rss_mib']:.0f} MiB (the interpreter alone: {r['baseline_rss_mib']:.0f} MiB)\n"
+          f"  summary.json {r['summary_bytes'] / 1024:.1f} KiB, traces/flows.parquet {r['flows_parquet_bytes'] / 2**20:.1f} MiB",
+          file=stream)
+    return r
+
+
 def one(name: str, fraction: float) -> dict:
     """Runs one scenario in this process; returns its figures."""
     from . import _core
 
+    if name in SAVED:
+        return saved(name)
     baseline = _rss_mib("VmRSS")
     r = json.loads(_core.bench(name, fraction))
     r["baseline_rss_mib"] = baseline

@@ -34,8 +34,8 @@ def _warmup(result: Result, ax: Axes) -> None:
 
 def _flow_label(result: Result, flow: int) -> str:
     """A flow's group name and index, as legends show it."""
-    flows = result.summary["flows"]
-    return f"{flows[flow]['name']} #{flow}" if flow < len(flows) else f"flow {flow}"
+    names = result.flow_column("name")
+    return f"{names[flow]} #{flow}" if flow < len(names) else f"flow {flow}"
 
 
 def queue_delay(result: Result, ax: Axes | None = None) -> Axes:

@@ -18,31 +18,10 @@ import numpy as np
 
 from .errors import AqmlabWarning, ScenarioError
 from .scenario import Scenario
-from .tables import Coded, Table, from_records
+from .tables import Coded, Table
 
 if TYPE_CHECKING:
     import pandas as pd
-
-
-class FlowSummary(TypedDict, total=False):
-    """One flow's figures (see ``crates/sim/src/summary.rs``); ``throughput_bps`` is None when
-    the flow has no active time in the measured window."""
-
-    name: str
-    group: int
-    tcp: bool
-    start_s: float
-    rtt_base_s: float
-    throughput_bps: float | None
-    completion_s: float | None
-    srtt_s: float | None
-    rto_s: float | None
-    sent: int
-    delivered: int
-    dropped: int
-    marked: int
-    bytes_delivered: int
-    in_flight: int
 
 
 class LinkSummary(TypedDict):
@@ -65,7 +44,9 @@ class Summary(TypedDict, total=False):
     """The figures of a run. A statistic of an empty sample is None, never a perfect score: queue
     delays without departures in the measured window, Jain's index when no flow delivered
     anything, rates without packets sent, completion times without completed transfers;
-    ``warnings`` says why."""
+    ``warnings`` says why. Aggregates only: each flow's figures are the ``flows`` table
+    (:meth:`Result.flows`, ``traces/flows.parquet``), so that the summary of a million flows
+    stays small (issue 22)."""
 
     scenario: str
     aqmlab_version: str
@@ -91,7 +72,7 @@ class Summary(TypedDict, total=False):
     fct_mean_s: float | None
     fct_p50_s: float | None
     fct_p99_s: float | None
-    flows: list[FlowSummary]
+    n_flows: int
     links: list[LinkSummary]
     wall_s: float
     events_per_s: float | None
@@ -164,24 +145,18 @@ def _version() -> str:
     return __version__
 
 
-def _empty_windows(summary: dict[str, Any], sim_config: dict[str, Any]) -> list[str]:
-    """Replaces the statistics of empty samples by None; returns why, one line each."""
+def _empty_windows(summary: dict[str, Any], throughput_bps: np.ndarray) -> list[str]:
+    """Replaces the statistics of empty samples by None; returns why, one line each.
+    `throughput_bps`: each flow's, NaN for a flow with no active time in the measured window."""
     notes = []
-    end, measured = summary["time_s"], summary["measured_s"]
-    warm = end - measured
-    for f in summary["flows"]:
-        stop_ns = sim_config["flows"][f["group"]]["stop_ns"]
-        stop = end if stop_ns is None else min(stop_ns * 1e-9, end)
-        if stop <= max(f["start_s"], warm):
-            f["throughput_bps"] = None
+    measured = summary["measured_s"]
     if measured <= 0:
         summary["utilization"] = None
         notes.append("the measured window is empty (the run ended before the warm-up): no figure is measured")
     if summary["departures_measured"] == 0:
         summary.update(dict.fromkeys(QDELAY_STATS))
         notes.append("no packet left the bottleneck queue in the measured window: queue delay statistics are absent")
-    active = [f["throughput_bps"] for f in summary["flows"] if f["throughput_bps"] is not None]
-    if not any(active):
+    if not np.nansum(throughput_bps) > 0:
         summary["jain_index"] = None
         notes.append("no flow delivered data in the measured window: Jain's fairness index is absent")
     if summary["sent"] == 0:
@@ -198,6 +173,9 @@ class Result:
     summary: Summary
     traces: Traces = field(repr=False)
     delay_histogram: dict[str, np.ndarray] = field(repr=False)
+    #: Each flow's figures, a column each (``crates/sim/src/summary.rs``'s ``FlowColumns``;
+    #: absent figures NaN) with the flow's group name: :meth:`flows`, :meth:`flow_column`.
+    flow_table: Table = field(default_factory=Table, repr=False)
     #: The packet captures asked for by ``traces.pcap``: capture point -> pcap file bytes.
     pcaps: dict[str, bytes] = field(default_factory=dict, repr=False)
     #: Every reported queue's link-sojourn histogram (as ``delay_histogram``), by queue name:
@@ -212,11 +190,11 @@ class Result:
     @classmethod
     def from_simulation(cls, scenario: Scenario, sim: Any, *, wall_s: float, interrupted: bool) -> Result:
         summary = json.loads(sim.summary_json())
+        columns = dict(sim.flow_columns())
         # A flow's group names it: a group of Poisson arrivals is one entry with many flows.
-        groups = scenario.resolved["flows"]
-        for f in summary["flows"]:
-            f["name"] = groups[f["group"]]["name"]
-        notes = _empty_windows(summary, scenario.sim_config)
+        groups = [g["name"] for g in scenario.resolved["flows"]]
+        flow_table = Table({**columns, "name": Coded(columns["group"], groups)})
+        notes = _empty_windows(summary, columns["throughput_bps"])
         for note in notes:
             warnings.warn(f"{scenario.name}: {note}", AqmlabWarning, stacklevel=3)
         summary.update({
@@ -227,11 +205,12 @@ class Result:
             "delivered_packets": sim.delivered_packets,
             "interrupted": interrupted,
             "warnings": notes,
+            "n_flows": sim.n_flows,
         })
         summary["links"] = json.loads(sim.link_summaries_json())
         traces = cast(Traces, {**sim.traces(), "n_flows": sim.n_flows})
         return cls(scenario=scenario, summary=cast(Summary, summary), traces=traces,
-                   delay_histogram=dict(sim.delay_histogram()), pcaps=dict(sim.pcaps()),
+                   delay_histogram=dict(sim.delay_histogram()), flow_table=flow_table, pcaps=dict(sim.pcaps()),
                    link_delay_histograms={k: dict(v) for k, v in sim.queue_delay_histograms().items()},
                    queue_names=list(sim.queue_names()), link_queues=list(sim.link_queues()))
 
@@ -300,8 +279,25 @@ class Result:
         return self.table("transfers").frame()
 
     def flows(self) -> pd.DataFrame:
-        """The per-flow summary."""
+        """Each flow's figures, a row per flow (absent figures NaN)."""
         return self.table("flows").frame()
+
+    def flow_column(self, key: str) -> np.ndarray:
+        """One column of :meth:`flows` as a numpy array, without pandas: ``name`` as strings."""
+        col = self.flow_table.columns[key]
+        if isinstance(col, Coded):
+            names: np.ndarray = np.asarray(col.categories, dtype=object)[col.codes]
+            return names
+        if isinstance(col, list):  # a live run's rows (see tables.from_records): None is absent
+            return np.asarray([np.nan if v is None else v for v in col])
+        return np.asarray(col)
+
+    def flow_rows(self) -> list[dict[str, Any]]:
+        """:meth:`flows` as a dict per flow, an absent figure None: for code that reads the
+        flows of a small run one by one (a row per flow costs a kilobyte or so)."""
+        cols = {k: self.flow_column(k).tolist() for k in self.flow_table.columns}
+        return [{k: None if isinstance(v, float) and v != v else v for k, v in zip(cols, row)}
+                for row in zip(*cols.values())]
 
     TABLES = ("queue", "sojourn", "flow_rates", "drops", "probe", "tcp", "flows", "tcp_events", "transfers",
               "delay_histogram", "link_queue", "link_sojourn", "link_delay_histogram", "link_probe")
@@ -346,7 +342,7 @@ class Result:
             return Table({"flow": t["transfer_flow"], "start_s": t["transfer_start_ns"] * 1e-9,
                           "bytes": t["transfer_bytes"], "fct_s": t["transfer_fct_ns"] * 1e-9})
         if name == "flows":
-            return from_records(cast(list[dict[str, Any]], self.summary["flows"]))
+            return self.flow_table
         if name == "delay_histogram":
             return Table(dict(self.delay_histogram))
         if name.startswith("link_"):
@@ -451,15 +447,13 @@ class Result:
             f"({_fmt(s['drop_rate'], 100, '.3f')} % / {_fmt(s['mark_rate'], 100, '.3f')} %)",
             f"  Jain fairness       {_fmt(s['jain_index'], 1, '.4f')}",
         ]
-        groups: dict[str, list[float]] = {}
-        for f in s["flows"]:
-            tput = f["throughput_bps"]
-            groups.setdefault(f["name"], []).append(float("nan") if tput is None else tput)
-        for name, tputs in groups.items():
-            known = [x for x in tputs if x == x]  # absent figures do not count, as pandas' skipna
-            mean, lo, hi = (sum(known) / len(known), min(known), max(known)) if known else (None, None, None)
+        names, tputs = self.flow_column("name"), self.flow_column("throughput_bps")
+        for name in dict.fromkeys(names):
+            mine = tputs[names == name]
+            known = mine[~np.isnan(mine)]  # absent figures do not count, as pandas' skipna
+            mean, lo, hi = (known.mean(), known.min(), known.max()) if len(known) else (None, None, None)
             lines.append(
-                f"  {name:<18}  {len(tputs)} flows, throughput mean {_fmt(mean, 1e-6, '.3f')} Mb/s "
+                f"  {name:<18}  {len(mine)} flows, throughput mean {_fmt(mean, 1e-6, '.3f')} Mb/s "
                 f"(min {_fmt(lo, 1e-6, '.3f')}, max {_fmt(hi, 1e-6, '.3f')})"
             )
         lines += [f"  warning: {w}" for w in s.get("warnings", [])]

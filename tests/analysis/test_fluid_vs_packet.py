@@ -21,7 +21,7 @@ def both(n: int):
     fluid = fluid_summary(fluid_run(fluid_params(scn)), 10.0)
     r = aqmlab.run(scn, progress=False)
     p = r.probe()
-    return fluid, r.summary, float(p[p["t_s"] >= 10]["prob"].mean())
+    return fluid, {**r.summary, "rto_s": r.flow_column("rto_s")}, float(p[p["t_s"] >= 10]["prob"].mean())
 
 
 def test_five_flows_agree():
@@ -52,7 +52,7 @@ def test_fifty_flows_delay_agrees_and_timeouts_explain_p():
     assert p < fluid["p_mean"]
     # PFTK's T0 is the timeout before back-off (its (1 + 32p²) term models the doubling): the
     # median RTO at the end, which a few flows caught deep in back-off (12.8 s) do not move.
-    t0 = statistics.median(f["rto_s"] for f in s["flows"])
+    t0 = statistics.median(s["rto_s"])
     want = pftk_loss_for_rate(C_PKTS / 50, 0.1 + fluid["qdelay_mean_s"], t0)
     assert abs(p / want - 1) < 0.20, (p, want, t0)
 

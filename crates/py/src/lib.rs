@@ -95,9 +95,25 @@ impl Simulation {
         self.inner.flows.len()
     }
 
-    /// The summary of the run so far, as JSON.
+    /// The summary of the run so far, as JSON, without the per-flow figures (see
+    /// `flow_columns`).
     fn summary_json(&self) -> String {
-        serde_json::to_string(&self.inner.summary()).expect("summary serializes")
+        serde_json::to_string(&self.inner.aggregates()).expect("summary serializes")
+    }
+
+    /// The per-flow figures of the run so far: column name -> numpy array, in the summary's
+    /// field order (absent figures are NaN).
+    fn flow_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        use sim::summary::Column;
+        let d = PyDict::new(py);
+        for (name, col) in self.inner.flow_columns().0 {
+            match col {
+                Column::I64(v) => d.set_item(name, v.into_pyarray(py))?,
+                Column::F64(v) => d.set_item(name, v.into_pyarray(py))?,
+                Column::Bool(v) => d.set_item(name, v.into_pyarray(py))?,
+            }
+        }
+        Ok(d)
     }
 
     /// The recorded traces as numpy arrays (matrices flattened row-major).
@@ -184,11 +200,6 @@ impl Simulation {
             d.set_item(c.name, pyo3::types::PyBytes::new(py, &c.bytes))?;
         }
         Ok(d)
-    }
-
-    /// Names of the links, by id (0 is the bottleneck, 1 its reverse direction).
-    fn link_names(&self) -> Vec<String> {
-        self.inner.links.iter().map(|l| l.name.clone()).collect()
     }
 }
 

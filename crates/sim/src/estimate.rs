@@ -28,8 +28,12 @@ pub const MAX_FLOWS_PER_GROUP: f64 = (1u64 << 24) as f64;
 
 /// Memory of one packet alive: its arena slot and its pending event.
 const PACKET_BYTES: f64 = 128.0;
-/// Memory of one flow: its state and its four access links (with their disciplines).
-const FLOW_BYTES: f64 = 5120.0;
+/// Memory of one flow: its state and its four access links, pure delays (measured with
+/// `aqmlab bench flows-1M`: 1.5 KB a flow at the end of the run, packets aside).
+const FLOW_BYTES: f64 = 1536.0;
+/// And of each access link's queue, when the access links have a rate: its port and
+/// discipline (`net::link::Port`, about 900 bytes).
+const ACCESS_QUEUE_BYTES: f64 = 1024.0;
 /// Events per data packet carried across the bottleneck, its ACK included (about 4 with ideal
 /// access links, see the benchmark), and the extra for serialization on access links.
 const EVENTS_PER_PACKET: f64 = 4.0;
@@ -131,6 +135,7 @@ impl Estimate {
         let hop_rate = max_rate + net_links.iter().map(|l| peak(l.rate_bps, &l.rate_schedule)).sum::<f64>();
         let access_rated = cfg.access.rate_bps.is_some();
         let per_packet = EVENTS_PER_PACKET + if access_rated { EVENTS_PER_PACKET_ACCESS } else { 0.0 };
+        let flow_bytes = FLOW_BYTES + if access_rated { 4.0 * ACCESS_QUEUE_BYTES } else { 0.0 };
         let flows: f64 = cfg.flows.iter().map(group_flows).sum();
         let mut tcp_sizes = Vec::new();
         let mut udp_packets = 0.0;
@@ -143,7 +148,7 @@ impl Estimate {
             let one_way = |acc: u64| acc + b.delay_ns + g.receiver_delay_ns;
             max_rtt = max_rtt.max(2 * one_way(acc_hi));
             let field = if matches!(g.app, App::Poisson { .. }) { format!("flows[{i}].app.rate_per_s") } else { format!("flows[{i}].count") };
-            costs.push(Cost { field, what: format!("{} flows", fmt_count(n)), events: 3.0 * n, memory_bytes: n * FLOW_BYTES });
+            costs.push(Cost { field, what: format!("{} flows", fmt_count(n)), events: 3.0 * n, memory_bytes: n * flow_bytes });
             match &g.transport {
                 Transport::Udp(u) => {
                     let rate = u.rate_bps as f64 / (8.0 * g.packet_size as f64);

@@ -112,6 +112,8 @@ pub struct Summary {
     /// Arrivals, departures, drops and marks at every queue.
     pub queues: Vec<QueueSummary>,
     pub invariants: Invariants,
+    /// Every flow's figures; empty, and left out of the JSON, in [`Simulation::aggregates`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowSummary>,
 }
 
@@ -145,31 +147,106 @@ pub fn jain(x: &[f64]) -> f64 {
     if x.is_empty() || s2 == 0.0 { 1.0 } else { s * s / (x.len() as f64 * s2) }
 }
 
+/// A column of the per-flow table.
+/// Counts are signed, as pandas and Parquet readers expect of them (a difference of two
+/// unsigned counts would wrap).
+pub enum Column {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    Bool(Vec<bool>),
+}
+
+/// The per-flow figures of [`FlowSummary`] as columns, in its field order: the `flows` table a
+/// run writes to Parquet, built without a row per flow (a million flows' rows as JSON took
+/// 612 MB, issue 22). An absent figure is NaN: the throughput of a flow with no active time in
+/// the measured window, the completion time of a flow that completed nothing, a UDP flow's
+/// RTT and timeout.
+pub struct FlowColumns(pub Vec<(&'static str, Column)>);
+
+impl FlowColumns {
+    fn push(&mut self, f: &FlowSummary, active: bool) {
+        let c = &f.counts;
+        let absent = f64::NAN;
+        let values = [
+            ("group", Value::I64(f.group as i64)),
+            ("tcp", Value::Bool(f.tcp)),
+            ("start_s", Value::F64(f.start_s)),
+            ("rtt_base_s", Value::F64(f.rtt_base_s)),
+            ("throughput_bps", Value::F64(if active { f.throughput_bps } else { absent })),
+            ("completion_s", Value::F64(f.completion_s.unwrap_or(absent))),
+            ("srtt_s", Value::F64(f.srtt_s.unwrap_or(absent))),
+            ("rto_s", Value::F64(f.rto_s.unwrap_or(absent))),
+            ("sent", Value::I64(c.sent as i64)),
+            ("delivered", Value::I64(c.delivered as i64)),
+            ("dropped", Value::I64(c.dropped as i64)),
+            ("marked", Value::I64(c.marked as i64)),
+            ("acks_sent", Value::I64(c.acks_sent as i64)),
+            ("acks_delivered", Value::I64(c.acks_delivered as i64)),
+            ("acks_dropped", Value::I64(c.acks_dropped as i64)),
+            ("bytes_delivered", Value::I64(c.bytes_delivered as i64)),
+            ("bytes_measured", Value::I64(c.bytes_measured as i64)),
+            ("goodput_bytes", Value::I64(c.goodput_bytes as i64)),
+            ("retransmits", Value::I64(c.retransmits as i64)),
+            ("timeouts", Value::I64(c.timeouts as i64)),
+            ("fast_recoveries", Value::I64(c.fast_recoveries as i64)),
+            ("ecn_reductions", Value::I64(c.ecn_reductions as i64)),
+            ("window_raising_responses", Value::I64(c.window_raising_responses as i64)),
+            ("transfers", Value::I64(c.transfers as i64)),
+            ("in_flight", Value::I64(f.in_flight as i64)),
+            ("acks_in_flight", Value::I64(f.acks_in_flight as i64)),
+        ];
+        if self.0.is_empty() {
+            self.0 = values.iter().map(|(name, v)| (*name, v.empty_column())).collect();
+        }
+        for ((_, col), (_, v)) in self.0.iter_mut().zip(values) {
+            v.push_to(col);
+        }
+    }
+}
+
+enum Value {
+    I64(i64),
+    F64(f64),
+    Bool(bool),
+}
+
+impl Value {
+    fn empty_column(&self) -> Column {
+        match self {
+            Value::I64(_) => Column::I64(Vec::new()),
+            Value::F64(_) => Column::F64(Vec::new()),
+            Value::Bool(_) => Column::Bool(Vec::new()),
+        }
+    }
+
+    fn push_to(self, col: &mut Column) {
+        match (self, col) {
+            (Value::I64(v), Column::I64(c)) => c.push(v),
+            (Value::F64(v), Column::F64(c)) => c.push(v),
+            (Value::Bool(v), Column::Bool(c)) => c.push(v),
+            _ => unreachable!("a column keeps its type"),
+        }
+    }
+}
+
 impl Simulation {
-    pub fn summary(&self) -> Summary {
+    /// Every flow's figures in flow order, each with whether the flow had active time in the
+    /// measured window (its throughput is 0 in the row when it had none).
+    fn flow_rows(&self) -> impl Iterator<Item = (FlowSummary, bool)> + '_ {
         let end = self.now();
         let warm = self.cfg.warmup_ns.min(end);
-        let measured = end - warm;
-        let bl = &self.links[self.bottleneck as usize];
-        let cap = capacity_bits(self.cfg.bottleneck.rate_bps, &self.cfg.bottleneck.rate_schedule, warm, end);
-        let h = &self.queues[0].delay;
         let alive = self.alive();
-        let mut flows = Vec::with_capacity(self.flows.len());
-        let mut active = Vec::new();
-        for (i, f) in self.flows.iter().enumerate() {
+        self.flows.iter().enumerate().map(move |(i, f)| {
             let from = f.start_ns.max(warm);
             let to = f.stop_ns.unwrap_or(end).min(end);
             let dur = to.saturating_sub(from);
             let tput = if dur > 0 { f.stats.bytes_measured as f64 * 8.0 / to_secs(dur) } else { 0.0 };
-            if dur > 0 {
-                active.push(tput);
-            }
             let d = f.path_delay_ns + f.access_delay_ns + f.receiver_delay_ns;
             let tcp = match &f.endpoint {
                 crate::flow::Endpoint::Tcp { tx, .. } => Some(tx),
                 crate::flow::Endpoint::Udp(_) => None,
             };
-            flows.push(FlowSummary {
+            let row = FlowSummary {
                 group: f.group,
                 tcp: f.is_tcp(),
                 start_s: to_secs(f.start_ns),
@@ -181,8 +258,36 @@ impl Simulation {
                 counts: f.stats.clone(),
                 in_flight: alive.data[i],
                 acks_in_flight: alive.acks[i],
-            });
+            };
+            (row, dur > 0)
+        })
+    }
+
+    /// The per-flow table (see [`FlowColumns`]).
+    pub fn flow_columns(&self) -> FlowColumns {
+        let mut cols = FlowColumns(Vec::new());
+        for (row, active) in self.flow_rows() {
+            cols.push(&row, active);
         }
+        cols
+    }
+
+    pub fn summary(&self) -> Summary {
+        let mut s = self.aggregates();
+        s.flows = self.flow_rows().map(|(row, _)| row).collect();
+        s
+    }
+
+    /// The summary without its per-flow rows (`flows` empty; [`Simulation::flow_columns`] has
+    /// them): what a run of a million flows can afford to hold.
+    pub fn aggregates(&self) -> Summary {
+        let end = self.now();
+        let warm = self.cfg.warmup_ns.min(end);
+        let measured = end - warm;
+        let bl = &self.links[self.bottleneck as usize];
+        let cap = capacity_bits(self.cfg.bottleneck.rate_bps, &self.cfg.bottleneck.rate_schedule, warm, end);
+        let h = &self.queues[0].delay;
+        let active: Vec<f64> = self.flow_rows().filter(|(_, active)| *active).map(|(row, _)| row.throughput_bps).collect();
         let sent: u64 = self.flows.iter().map(|f| f.stats.sent).sum();
         let dropped: u64 = self.flows.iter().map(|f| f.stats.dropped).sum();
         let marked: u64 = self.flows.iter().map(|f| f.stats.marked).sum();
@@ -221,7 +326,7 @@ impl Simulation {
             fct_p99_s: pick(0.99),
             queues: self.queue_summaries(),
             invariants: self.invariants(),
-            flows,
+            flows: Vec::new(),
         }
     }
 

@@ -60,6 +60,11 @@ pub struct Simulation {
     /// Per link, what forwarding needs of it, apart from the (large) `Link`: its delay when it
     /// is a pure-delay hop, `RATED` when it has a rate (which never changes into none).
     hop_delay: Vec<Nanos>,
+    /// Per link, the delay line of packets that travel on after crossing it (see
+    /// [`Simulation::forward`]): its own for a link with a rate; for a pure-delay link, one
+    /// line per distinct delay, shared (a flow's access links would otherwise cost four lines
+    /// a flow, issue 22).
+    hop_line: Vec<u32>,
     routes: dumbbell::Routes,
     pub bottleneck: LinkId,
     pub reverse_bottleneck: LinkId,
@@ -98,6 +103,36 @@ pub struct Simulation {
     pub(crate) faults: crate::invariants::Faults,
 }
 
+/// [`Simulation::hop_line`] of every link. Packets reach a pure-delay link from the same link
+/// before it on their routes (or from their host) in time order, and leave it after its delay:
+/// so the links with equal delays and the same link before them can share a line, their
+/// arrivals staying in time order as on one link. (Where the order breaks anyway, as after
+/// several pure-delay hops in a row, the scheduler puts the arrival in the heap, which
+/// changes nothing but speed.)
+fn delay_lines(links: &[Link], routes: &dumbbell::Routes) -> Vec<u32> {
+    const HOST: LinkId = LinkId::MAX;
+    let mut before = vec![HOST; links.len()];
+    for r in routes.iter() {
+        for (i, &l) in r.iter().enumerate().skip(1) {
+            before[l as usize] = r[i - 1];
+        }
+    }
+    let mut shared = std::collections::HashMap::new();
+    let mut n = 0;
+    let mut new_line = || {
+        n += 1;
+        n - 1
+    };
+    links
+        .iter()
+        .zip(before)
+        .map(|(l, from)| match l.rate_bps {
+            Some(_) => new_line(),
+            None => *shared.entry((l.delay_ns, from)).or_insert_with(&mut new_line),
+        })
+        .collect()
+}
+
 impl Simulation {
     pub fn new(cfg: SimConfig) -> Result<Self, String> {
         cfg.validate()?;
@@ -112,6 +147,7 @@ impl Simulation {
             arena: Arena::default(),
             prob_probes: probability_probes(&topo.links),
             hop_delay: topo.links.iter().map(|l| if l.rate_bps.is_some() { RATED } else { l.delay_ns }).collect(),
+            hop_line: delay_lines(&topo.links, &topo.routes),
             links: topo.links,
             routes: topo.routes,
             bottleneck: topo.bottleneck,
@@ -136,7 +172,7 @@ impl Simulation {
             faults: Default::default(),
             cfg,
         };
-        sim.sched.add_lines(sim.links.len());
+        sim.sched.add_lines(sim.hop_line.iter().max().map_or(0, |&l| l as usize + 1));
         sim.schedule_initial();
         Ok(sim)
     }
@@ -303,7 +339,7 @@ impl Simulation {
             if self.delay_lines {
                 // The delay line of the link the packet crossed last (a packet only travels
                 // once it has crossed one), where arrivals come in time order.
-                self.sched.at_line(route[hop - 1], t, Event::Arrive { pkt: id });
+                self.sched.at_line(self.hop_line[route[hop - 1] as usize], t, Event::Arrive { pkt: id });
             } else {
                 self.sched.at(t, Event::Arrive { pkt: id });
             }

@@ -110,5 +110,5 @@ def _measure(p: float, args: argparse.Namespace) -> tuple[float, float]:
                        "impairment": {"loss": loss, "mark": args.simulate == "marks"}},
         "flows": [flow],
     }
-    f = run(scenario, progress=False).summary["flows"][0]
+    f = run(scenario, progress=False).flow_rows()[0]
     return f["throughput_bps"] / (8.0 * 1000), f["rto_s"]

@@ -124,11 +124,12 @@ def cdf_at(result, x_s: float) -> float:
 
 def group_throughput_bps(result, name: str | None = None) -> float:
     """Summed throughput of the flows of group ``name`` (all flows if None)."""
-    return float(sum(f["throughput_bps"] for f in result.summary["flows"] if name is None or f["name"] == name))
+    tput = result.flow_column("throughput_bps")
+    return float(np.nansum(tput if name is None else tput[result.flow_column("name") == name]))
 
 
 def flow_throughputs_bps(result, name: str) -> list[float]:
-    return [f["throughput_bps"] for f in result.summary["flows"] if f["name"] == name]
+    return result.flow_column("throughput_bps")[result.flow_column("name") == name].tolist()
 
 
 def delivered_bps(result) -> float:

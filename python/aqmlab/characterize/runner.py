@@ -31,14 +31,13 @@ def run_job(job: Job) -> dict[str, float] | str:
         result = run({**job.scenario, "seed": job.seed}, progress=False)
     except ScenarioError as e:
         return str(e)
-    return metrics(dict(result.summary))
+    return metrics(dict(result.summary), result.flow_rows())
 
 
-def metrics(s: dict[str, Any]) -> dict[str, float]:
+def metrics(s: dict[str, Any], flows: list[dict[str, Any]]) -> dict[str, float]:
     """RFC 7928 §2's metrics of one run: goodput (§2.5), latency and jitter (§2.6, the
     bottleneck's sojourn; and per group the mean smoothed RTT above the base RTT, the queueing
     of the whole path), loss (§2.3), flow completion times (§2.1), and per-group shares."""
-    flows = s["flows"]
     total = sum(f["throughput_bps"] for f in flows)
     m: dict[str, float] = {
         "goodput": total / RATE_BPS,

@@ -47,7 +47,8 @@ class SavedRun:
         q, r = self.frames.get("queue"), self.frames.get("flow_rates")
         if q is None or r is None or not len(q) or not len(r):
             s = self.summary
-            rate = sum(f["throughput_bps"] or 0.0 for f in s["flows"])
+            flows = self.frames.get("flows")
+            rate = float(flows["throughput_bps"].sum()) if flows is not None else 0.0  # NaN: absent
             return pd.DataFrame({"sojourn_mean_s": [s["qdelay_mean_s"] or 0.0], "rate_bps": [rate]})
         total = r.sum(axis=1).to_numpy()
         n = min(len(q), len(total))
@@ -120,7 +121,7 @@ def plot_flow_throughput(runs: list[SavedRun], axes: Any, max_flows: int = 10, b
             from ..plots import binned_rates
 
             t, rates = binned_rates(rates, bins)
-            names = [f["name"] for f in r.summary["flows"]]
+            names = list(r.frames["flows"]["name"])
             colors = _colors(min(rates.shape[1], max_flows))
             for i, col in enumerate(list(rates.columns)[:max_flows]):
                 ax.plot(t, rates[col] / 1e6, lw=0.6, color=colors[i], label=f"{names[int(col)]} #{col}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..result import Result, _empty_windows
+from ..tables import from_records
 from .driver import Reports
 from .plan import LivePlan
 
@@ -76,11 +77,14 @@ def build(plan: LivePlan, rep: Reports) -> LiveResult:
     sink, src = rep.sink, {f["id"]: f for f in rep.source["flows"]}
     total_measured = 0
     errors = []
-    for i, (f, name, stop) in enumerate(zip(summary["flows"], names, stops)):
+    flows = summary.pop("flows")  # the per-flow table's rows, not the summary's
+    for i, (f, name, stop) in enumerate(zip(flows, names, stops)):
         s = src.get(i, {})
         f["name"] = name
         f["goodput_bytes"] = sink["goodput_bytes"][i]
         active = _active_s(f, warm_s, end_s, stop)
+        if active <= 0:
+            f["throughput_bps"] = None
         f["goodput_bps"] = sink["goodput_measured_bytes"][i] * 8 / active if active > 0 else 0.0
         total_measured += sink["goodput_measured_bytes"][i]
         f["retransmits"] = s.get("retransmits")
@@ -104,9 +108,11 @@ def build(plan: LivePlan, rep: Reports) -> LiveResult:
         "aqmlab_version": _version(),
         "wall_s": rep.wall_s,
         "events_per_s": None,
-        "delivered_packets": sum(f["delivered"] for f in summary["flows"]),
+        "delivered_packets": sum(f["delivered"] for f in flows),
+        "n_flows": len(flows),
         "interrupted": rep.interrupted or router["interrupted"],
-        "warnings": warnings + _empty_windows(summary, scn.sim_config),
+        "warnings": warnings + _empty_windows(summary, np.array([np.nan if f["throughput_bps"] is None
+                                                                 else f["throughput_bps"] for f in flows])),
         "goodput_bps": total_measured * 8 / summary["measured_s"] if summary["measured_s"] > 0 else 0.0,
         "live": {
             "router": router,
@@ -126,10 +132,10 @@ def build(plan: LivePlan, rep: Reports) -> LiveResult:
         traces[k] = np.asarray([np.nan if v is None else v for v in tcp[k]], dtype=np.float64)
     traces.update({k: np.zeros(0, dtype=t) for k, t in _EMPTY.items()})
     traces["link_probe_names"] = []
-    traces["n_flows"] = len(summary["flows"])
+    traces["n_flows"] = len(flows)
     hist = {k: np.asarray(v, dtype=np.uint64) for k, v in rep.router["delay_histogram"].items()}
     summary["links"] = [_bottleneck_link(summary)]
-    return LiveResult(scenario=scn, summary=summary, traces=traces, delay_histogram=hist,
+    return LiveResult(scenario=scn, summary=summary, traces=traces, delay_histogram=hist, flow_table=from_records(flows),
                       link_delay_histograms={"bottleneck": hist}, queue_names=list(_QUEUES), link_queues=[0, 1])
 
 

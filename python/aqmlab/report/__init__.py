@@ -65,13 +65,14 @@ def summary_table(result: Result) -> str:
 
 
 def flow_table(result: Result, max_rows: int = 200) -> str:
-    flows = result.summary["flows"]
+    n = result.summary["n_flows"]
+    cols = {k: result.flow_column(k)[:max_rows].tolist() for k, _, _ in _FLOW_COLS}
     head = "<tr><th>flow</th>" + "".join(f"<th>{label}</th>" for _, label, _ in _FLOW_COLS) + "</tr>"
     body = "".join(
-        f"<tr><td>{i}</td>" + "".join(f"<td{' class=l' if k == 'name' else ''}>{_fmt(f.get(k), sc)}</td>"
+        f"<tr><td>{i}</td>" + "".join(f"<td{' class=l' if k == 'name' else ''}>{_fmt(cols[k][i], sc)}</td>"
                                       for k, _, sc in _FLOW_COLS) + "</tr>"
-        for i, f in enumerate(flows[:max_rows]))
-    more = f"<p>{len(flows) - max_rows} more flows in traces/flows.parquet</p>" if len(flows) > max_rows else ""
+        for i in range(min(n, max_rows)))
+    more = f"<p>{n - max_rows} more flows in traces/flows.parquet</p>" if n > max_rows else ""
     return f"<div style='overflow-x:auto'><table>{head}{body}</table></div>{more}"
 
 

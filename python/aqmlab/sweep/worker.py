@@ -14,6 +14,7 @@ import traceback
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -34,11 +35,12 @@ def ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def metrics(summary: dict) -> dict:
+def metrics(result: Any) -> dict:
     """The scalar metrics of a run's summary, with per-flow throughput aggregated."""
-    out = {m: summary[m] for m in METRICS}
-    # Flows without an active window in the measured period have no throughput (None).
-    tput = np.array([f["throughput_bps"] for f in summary["flows"] if f["throughput_bps"] is not None], dtype=float)
+    out = {m: result.summary[m] for m in METRICS}
+    # Flows without an active window in the measured period have no throughput (NaN).
+    tput = result.flow_column("throughput_bps")
+    tput = tput[~np.isnan(tput)]
     agg = (float(tput.mean()), float(tput.min()), float(tput.max())) if len(tput) else (None,) * 3
     out.update(dict(zip(FLOW_METRICS, agg)))
     return out
@@ -57,7 +59,7 @@ def execute(task: Task) -> dict:
             raise RuntimeError("the run was interrupted (SIGINT reached the worker) before its end")
         if task.trace_dir:
             _save_traces(result, Path(task.trace_dir))
-        return {"run_key": task.key, "status": "ok", "metrics": metrics(result.summary),
+        return {"run_key": task.key, "status": "ok", "metrics": metrics(result),
                 "wall_s": time.perf_counter() - t0}
     except Exception as e:
         return {"run_key": task.key, "status": "error", "wall_s": time.perf_counter() - t0,

@@ -66,18 +66,20 @@ def aqmlab_run(scn: Scenario, seed: int) -> tuple[Raw, list[tuple[int, int, int]
     sim = _core.Simulation(s.sim_json())
     sim.run_until(warm)
     s0 = json.loads(sim.summary_json())
+    f0 = dict(sim.flow_columns())
     sim.run_until(end)
     s1 = json.loads(sim.summary_json())
+    f1 = dict(sim.flow_columns())
     tr = sim.traces()
     names, tcp, rx = _flow_groups(s)
     delay = c["bottleneck"]["delay_ns"]
     params = []
-    for f, r in zip(s1["flows"], rx):
-        one_way = round(f["rtt_base_s"] * 1e9) // 2
-        params.append((round(f["start_s"] * 1e9), one_way - delay - r, r))
+    for start_s, rtt_s, r in zip(f1["start_s"].tolist(), f1["rtt_base_s"].tolist(), rx):
+        one_way = round(rtt_s * 1e9) // 2
+        params.append((round(start_s * 1e9), one_way - delay - r, r))
 
     def diff(key: str) -> np.ndarray:
-        return np.array([b[key] - a[key] for a, b in zip(s0["flows"], s1["flows"])], dtype=np.int64)
+        return f1[key].astype(np.int64) - f0[key].astype(np.int64)
 
     q0, q1 = (next(q for q in x["queues"] if q["queue"] == "bottleneck") for x in (s0, s1))
     t = np.asarray(tr["sojourn_t_ns"], dtype=np.int64)

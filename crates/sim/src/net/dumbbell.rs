@@ -50,6 +50,11 @@ impl Routes {
         self.spans.push((start, self.links.len() as u32 - start));
     }
 
+    /// Every route's links, in route order.
+    pub fn iter(&self) -> impl Iterator<Item = &[LinkId]> {
+        (0..self.spans.len()).map(|i| self.get(i))
+    }
+
     /// Route `i`'s links.
     #[inline]
     pub fn get(&self, i: usize) -> &[LinkId] {
@@ -85,21 +90,24 @@ pub fn build(cfg: &SimConfig, flows: &[Flow]) -> Topology {
     links.push(Link::new("bottleneck R->L".into(), Some(b.rate_bps), b.delay_ns, Some(rev)).with_device(&b.device).with_capacity(Capacity::of(&b.reverse_queue, b.mtu)));
     let mut routes = Routes::default();
     let access_capacity = Capacity::of(&cfg.access.queue, b.mtu);
-    let access = |name: String, delay: u64, links: &mut Vec<Link>| -> LinkId {
+    // A pure-delay access link is not named: nothing reports it (it has no queue), and a
+    // million flows' four names would take 200 MB.
+    let access = |name: &dyn Fn() -> String, delay: u64, links: &mut Vec<Link>| -> LinkId {
         let stream = STREAM_ACCESS_QUEUES + links.len() as u64;
         let qdisc = cfg.access.rate_bps.map(|rate| {
             cfg.access.queue.build(LinkInfo { rate_bps: rate, mtu: b.mtu }, Rng::stream(cfg.seed, stream))
         });
+        let name = if qdisc.is_some() { name() } else { String::new() };
         links.push(Link::new(name, cfg.access.rate_bps, delay, qdisc).with_device(&cfg.access.device).with_capacity(access_capacity));
         (links.len() - 1) as LinkId
     };
     let mut ends = Vec::with_capacity(flows.len());
     for (i, f) in flows.iter().enumerate() {
         let (a, r) = (f.access_delay_ns, f.receiver_delay_ns);
-        let s_up = access(format!("S{i}->L"), a, &mut links);
-        let s_down = access(format!("L->S{i}"), a, &mut links);
-        let d_down = access(format!("R->D{i}"), r, &mut links);
-        let d_up = access(format!("D{i}->R"), r, &mut links);
+        let s_up = access(&|| format!("S{i}->L"), a, &mut links);
+        let s_down = access(&|| format!("L->S{i}"), a, &mut links);
+        let d_down = access(&|| format!("R->D{i}"), r, &mut links);
+        let d_up = access(&|| format!("D{i}->R"), r, &mut links);
         ends.push([s_up, s_down, d_down, d_up]);
     }
     let network_first_link = links.len() as LinkId;

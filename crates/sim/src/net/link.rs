@@ -11,10 +11,23 @@ use crate::config::DeviceConfig;
 
 /// A one-way link. With a rate, packets queue in its discipline and are serialized one at a
 /// time; without one it is a pure propagation delay (an idealised access link).
+///
+/// What only a link with a rate needs (its discipline, device, transmitter and counters) is a
+/// [`Port`] behind a pointer, which a pure-delay link does without: an ideal-access dumbbell
+/// has four such links per flow, and they would otherwise cost a port's ~880 bytes each
+/// (issue 22: a million flows in under 2 GB). The port's fields read through the link
+/// (`Deref`); a pure-delay link reads those of an idle port.
 pub struct Link {
     pub name: String,
     pub rate_bps: Option<u64>,
     pub delay_ns: Nanos,
+    /// The reported queue it belongs to (see [`crate::queues`]).
+    pub report: u32,
+    port: Option<Box<Port>>,
+}
+
+/// The queueing side of a link with a rate.
+pub struct Port {
     pub qdisc: Option<Qdisc>,
     /// Loss or outages in front of the queue, if configured.
     pub impairment: Option<Impairment>,
@@ -39,8 +52,43 @@ pub struct Link {
     pub counts: QueueCounts,
     /// The most its discipline may hold, from the configuration (see [`Capacity::of`]).
     pub capacity: Capacity,
-    /// The reported queue it belongs to (see [`crate::queues`]).
-    pub report: u32,
+}
+
+impl Port {
+    /// Nothing queued, sent or configured: what a pure-delay link reads.
+    const IDLE: Port = Port {
+        qdisc: None,
+        impairment: None,
+        overhead_bytes: 0,
+        device: None,
+        busy_until: 0,
+        txdone_pending: false,
+        rem: 0,
+        tx_bytes_measured: 0,
+        tx_packets_measured: 0,
+        tx_packets: 0,
+        counts: QueueCounts::ZERO,
+        capacity: Capacity::UNBOUNDED,
+    };
+}
+
+static IDLE_PORT: Port = Port::IDLE;
+
+impl std::ops::Deref for Link {
+    type Target = Port;
+    #[inline]
+    fn deref(&self) -> &Port {
+        self.port.as_deref().unwrap_or(&IDLE_PORT)
+    }
+}
+
+impl std::ops::DerefMut for Link {
+    /// A pure-delay link that is written to gets a port of its own, so a write is never lost
+    /// (the simulator writes only to links with a rate).
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Port {
+        self.port.get_or_insert_with(|| Box::new(Port::IDLE))
+    }
 }
 
 /// The device queue under a discipline (ns-3's NetDevice TxQueue, a NIC ring).
@@ -85,6 +133,19 @@ pub struct QueueCounts {
 }
 
 impl QueueCounts {
+    pub const ZERO: QueueCounts = QueueCounts {
+        arrivals: 0,
+        departures: 0,
+        drops_overflow: 0,
+        drops_early: 0,
+        drops_dequeue: 0,
+        marks: 0,
+        drops_impairment: 0,
+        acks_dropped: 0,
+        resident_packets: 0,
+        resident_bytes: 0,
+    };
+
     /// Drops of every kind.
     pub fn drops(&self) -> u64 {
         self.drops_overflow + self.drops_early + self.drops_dequeue + self.drops_impairment
@@ -153,36 +214,26 @@ impl Capacity {
 
 impl Link {
     pub fn new(name: String, rate_bps: Option<u64>, delay_ns: Nanos, qdisc: Option<Qdisc>) -> Self {
-        Link {
-            name,
-            rate_bps,
-            delay_ns,
-            qdisc,
-            impairment: None,
-            overhead_bytes: 0,
-            device: None,
-            busy_until: 0,
-            txdone_pending: false,
-            rem: 0,
-            tx_bytes_measured: 0,
-            tx_packets_measured: 0,
-            tx_packets: 0,
-            counts: QueueCounts::default(),
-            capacity: Capacity::UNBOUNDED,
-            report: crate::queues::NO_QUEUE,
-        }
+        let port = rate_bps.is_some().then(|| Box::new(Port { qdisc, ..Port::IDLE }));
+        Link { name, rate_bps, delay_ns, report: crate::queues::NO_QUEUE, port }
     }
 
-    /// Records the discipline's configured bounds, which the invariant checks hold it to.
+    /// Records the discipline's configured bounds, which the invariant checks hold it to
+    /// (none on a pure-delay link, which queues nothing).
     pub fn with_capacity(mut self, capacity: Capacity) -> Self {
-        self.capacity = capacity;
+        if let Some(p) = self.port.as_deref_mut() {
+            p.capacity = capacity;
+        }
         self
     }
 
-    /// Gives the link its network device: framing overhead and an optional device queue.
+    /// Gives the link its network device: framing overhead and an optional device queue (a
+    /// pure-delay link serializes nothing, so it has none).
     pub fn with_device(mut self, d: &DeviceConfig) -> Self {
-        self.overhead_bytes = d.overhead_bytes;
-        self.device = (d.queue_packets > 0).then(|| DeviceQueue { capacity: d.queue_packets, fifo: VecDeque::new() });
+        if let Some(p) = self.port.as_deref_mut() {
+            p.overhead_bytes = d.overhead_bytes;
+            p.device = (d.queue_packets > 0).then(|| DeviceQueue { capacity: d.queue_packets, fifo: VecDeque::new() });
+        }
         self
     }
 

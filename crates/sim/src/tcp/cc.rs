@@ -131,7 +131,7 @@ pub enum Cc {
     Dctcp(DctcpState),
     Ledbat(super::ledbat::LedbatState),
     /// TCP Prague (see [`super::prague`]).
-    Prague(Prague),
+    Prague(Box<Prague>),
 }
 
 impl Cc {
@@ -140,7 +140,7 @@ impl Cc {
             "newreno" | "reno" => Some(Cc::Reno),
             "cubic" => Some(Cc::Cubic(CubicState::default())),
             "dctcp" => Some(Cc::Dctcp(DctcpState::new())),
-            "prague" => Some(Cc::Prague(Prague::new(PragueVariant::Linux))),
+            "prague" => Some(Cc::Prague(Box::new(Prague::new(PragueVariant::Linux)))),
             "ledbat" => Some(Cc::Ledbat(Default::default())),
             _ => None,
         }
@@ -157,7 +157,7 @@ impl Cc {
     /// Which Prague (other controllers ignore it).
     pub fn with_prague_variant(mut self, v: PragueVariant) -> Cc {
         if let Cc::Prague(p) = &mut self {
-            *p = Prague::new(v);
+            **p = Prague::new(v);
         }
         self
     }

@@ -71,7 +71,7 @@ pub struct TcpSender {
     p: Params,
     cc: Cc,
     /// The slow-start exit detector, when configured.
-    hystart: Option<HyStart>,
+    hystart: Option<Box<HyStart>>,
     /// Oldest unacknowledged segment.
     pub snd_una: u64,
     /// Next segment to send (moves back to `snd_una` after a timeout: go-back-N).
@@ -89,7 +89,7 @@ pub struct TcpSender {
     ca: CaState,
     sb: Scoreboard,
     /// RACK-TLP (RFC 8985), when configured (with SACK).
-    rack: Option<Rack>,
+    rack: Option<Box<Rack>>,
     /// Set CWR on the next new segment (RFC 3168 §6.1.2), after a reduction with ECN on.
     cwr_pending: bool,
     /// AccECN: the CE packet count the sender has accounted for, modulo 8 (RFC 9768 s.cep).
@@ -132,7 +132,7 @@ impl TcpSender {
                 dupack_threshold: cfg.dupack_threshold as u64,
             },
             cc: Cc::new(&cfg.cc).expect("validated congestion control").with_cubic_alpha(cfg.cubic_alpha).with_prague_variant(cfg.prague),
-            hystart: cfg.hystart.then(HyStart::default),
+            hystart: cfg.hystart.then(Box::default),
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -143,7 +143,7 @@ impl TcpSender {
             recover: None,
             ca: CaState::Open,
             sb: Scoreboard::default(),
-            rack: (cfg.rack && cfg.sack).then(Rack::default),
+            rack: (cfg.rack && cfg.sack).then(Box::default),
             cwr_pending: false,
             s_ace: (super::receiver::ACE_INIT % 8) as u8,
             pace_next: 0,
@@ -187,7 +187,7 @@ impl TcpSender {
     /// The HyStart detector that ended the current slow start (None: HyStart off, or slow
     /// start not ended by it since the last timeout).
     pub fn hystart_exit(&self) -> Option<Exit> {
-        self.hystart.as_ref().and_then(HyStart::found)
+        self.hystart.as_deref().and_then(HyStart::found)
     }
 
     /// The application starts: send what the window allows.

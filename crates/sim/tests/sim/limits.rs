@@ -67,7 +67,7 @@ fn a_billion_poisson_arrivals_per_second_are_refused_before_they_are_drawn() {
     c.flows[0].app = App::Poisson { rate_per_s: 1e9, size: SizeDist::Fixed(10_000) };
     assert_eq!(
         refused(c.clone()),
-        "flows[0].app.rate_per_s: 1000000000 arrivals per second over 100 s would create ≈1.0e11 flows (≈512.0 TB of state); the limit is 1.7e7 flows per group"
+        "flows[0].app.rate_per_s: 1000000000 arrivals per second over 100 s would create ≈1.0e11 flows (≈153.6 TB of state); the limit is 1.7e7 flows per group"
     );
     // 1000 arrivals per second over 100 s is 10⁵ flows: accepted.
     c.flows[0].app = App::Poisson { rate_per_s: 1e3, size: SizeDist::Fixed(10_000) };
