@@ -184,7 +184,7 @@ impl Simulation {
             let len = self.flows[f].segment_len(s.seq);
             let pv = self.ppv.mark(f, now, len);
             let dscp = self.flows[f].dscp;
-            self.send(Packet { ecn, cwr: s.cwr, conn, pv, dscp, ..Packet::data(f as u32, len, s.seq, now) });
+            self.send(Packet { ecn, cwr: s.cwr, conn, pv, dscp, ..Packet::data(f as u32, len, s.seq, now) }, &[]);
         }
         self.segments = segs;
         if complete {
@@ -263,7 +263,7 @@ impl Simulation {
         let ack_len = self.flows[f].ack_len;
         for a in acks.drain(..) {
             // The ACK's size counts its options (timestamps, SACK blocks) as the profile does.
-            self.send(Packet { len: ack_len[a.n_sack as usize], ..Packet::ack(f as u32, conn, &a) });
+            self.send(Packet { len: ack_len[a.n_sack as usize], ..Packet::ack(f as u32, conn, &a) }, &a.sack[..a.n_sack as usize]);
         }
     }
 
@@ -288,11 +288,11 @@ impl Simulation {
     }
 
     /// An ACK reached the sender of TCP flow `f`.
-    pub(crate) fn tcp_ack_arrived(&mut self, f: usize, p: &Packet) {
+    pub(crate) fn tcp_ack_arrived(&mut self, f: usize, p: &Packet, sack: &[(u64, u64)]) {
         if p.conn != self.flows[f].conn {
             return;
         }
-        let ack = AckIn { ack: p.seq, sack: &p.sack[..p.n_sack as usize], ece: p.ece, ace: p.ace, echo: p.ts };
+        let ack = AckIn { ack: p.seq, sack, ece: p.ece, ace: p.ace, echo: p.ts };
         self.with_sender(f, |tx, now, segs| tx.on_ack(now, &ack, segs));
     }
 
@@ -311,6 +311,6 @@ impl Simulation {
         self.sched.after(gap, Event::UdpSend { flow: f as u32 });
         let pv = self.ppv.mark(f, now, len);
         let dscp = flow.dscp;
-        self.send(Packet { ecn, pv, dscp, ..Packet::data(f as u32, len, seq, now) });
+        self.send(Packet { ecn, pv, dscp, ..Packet::data(f as u32, len, seq, now) }, &[]);
     }
 }

@@ -357,7 +357,7 @@ mod tests {
         let mut sim = droptail();
         sim.run_until(2 * S);
         // Alive, not counted as sent by its flow, and in no queue or link.
-        sim.arena.alloc(Packet::data(5, 1000, 7, 2 * S));
+        sim.arena.alloc(Packet::data(5, 1000, 7, 2 * S), &[]);
         let s = finish(sim);
         assert_eq!(violations(&s.invariants), [1, 0, 1, 0, 0, 0, 0]);
     }

@@ -113,9 +113,10 @@ impl Pcap {
         Ok(())
     }
 
-    /// Packet `p` of `flows[p.flow]` passes capture point (`link`, `point`) at `now`.
+    /// Packet `p` of `flows[p.flow]`, with its SACK blocks, passes capture point (`link`,
+    /// `point`) at `now`.
     #[inline]
-    pub fn packet(&mut self, link: LinkId, point: Point, now: Nanos, p: &Packet, flows: &[Flow]) {
+    pub fn packet(&mut self, link: LinkId, point: Point, now: Nanos, p: &Packet, sack: &[(u64, u64)], flows: &[Flow]) {
         if now < self.window.0 || now >= self.window.1 {
             return;
         }
@@ -125,7 +126,7 @@ impl Pcap {
                 continue;
             }
             self.frame.clear();
-            frame(&mut self.frame, p, &flows[p.flow as usize], c.packets as u16);
+            frame(&mut self.frame, p, sack, &flows[p.flow as usize], c.packets as u16);
             let incl = self.frame.len().min(self.snaplen as usize);
             // Record header: seconds, nanoseconds, captured length, length on the wire.
             let out = &mut c.bytes;
@@ -157,7 +158,7 @@ pub fn address(f: u32, receiver: bool) -> [u8; 4] {
 }
 
 /// Appends the whole frame of `p` (headers, then zero payload) to `out`.
-fn frame(out: &mut Vec<u8>, p: &Packet, flow: &Flow, ip_id: u16) {
+fn frame(out: &mut Vec<u8>, p: &Packet, sack: &[(u64, u64)], flow: &Flow, ip_id: u16) {
     let forward = p.dir == Dir::Forward;
     let (src, dst) = (address(p.flow, !forward), address(p.flow, forward));
     // Ethernet: locally administered addresses, 02:..:01 the sender side, 02:..:02 the receiver's.
@@ -170,7 +171,7 @@ fn frame(out: &mut Vec<u8>, p: &Packet, flow: &Flow, ip_id: u16) {
     out.extend_from_slice(&src);
     out.extend_from_slice(&dst);
     let l4_at = out.len();
-    let payload = if flow.is_tcp() { tcp_header(out, p, flow) } else { udp_header(out, p) };
+    let payload = if flow.is_tcp() { tcp_header(out, p, sack, flow) } else { udp_header(out, p) };
     out.resize(out.len() + payload, 0);
     let total = out.len() - ip_at;
     out[ip_at + 2..ip_at + 4].copy_from_slice(&(total as u16).to_be_bytes());
@@ -192,7 +193,7 @@ pub fn port(conn: u32) -> u16 {
 }
 
 /// Appends a TCP header with its options; returns the payload length.
-fn tcp_header(out: &mut Vec<u8>, p: &Packet, flow: &Flow) -> usize {
+fn tcp_header(out: &mut Vec<u8>, p: &Packet, sack: &[(u64, u64)], flow: &Flow) -> usize {
     let mss = flow.payload() as u64;
     let bytes = |seg: u64| (1 + seg.wrapping_mul(mss)) as u32;
     let (sport, dport) = (port(p.conn), TCP_PORT);
@@ -222,7 +223,7 @@ fn tcp_header(out: &mut Vec<u8>, p: &Packet, flow: &Flow) -> usize {
     out.extend_from_slice(&tsecr.to_be_bytes());
     if n_sack > 0 {
         out.extend_from_slice(&[1, 1, 5, (2 + 8 * n_sack) as u8]);
-        for &(lo, hi) in &p.sack[..n_sack] {
+        for &(lo, hi) in &sack[..n_sack] {
             out.extend_from_slice(&bytes(lo).to_be_bytes());
             out.extend_from_slice(&bytes(hi).to_be_bytes());
         }

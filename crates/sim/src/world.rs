@@ -304,14 +304,14 @@ impl Simulation {
         }
     }
 
-    /// Injects a new packet at its first hop.
-    pub(crate) fn send(&mut self, p: Packet) {
+    /// Injects a new packet, with the SACK blocks it carries, at its first hop.
+    pub(crate) fn send(&mut self, p: Packet, sack: &[(u64, u64)]) {
         let flow = &mut self.flows[p.flow as usize];
         match p.kind {
             Kind::Data => flow.stats.sent += 1,
             Kind::Ack => flow.stats.acks_sent += 1,
         }
-        let id = self.arena.alloc(p);
+        let id = self.arena.alloc(p, sack);
         self.forward(id, self.sched.now());
     }
 
@@ -354,6 +354,8 @@ impl Simulation {
     fn deliver(&mut self, id: u32) {
         let now = self.sched.now();
         let p = *self.arena.get(id);
+        let mut sack = [(0, 0); crate::tcp::receiver::MAX_SACK_BLOCKS];
+        sack[..p.n_sack as usize].copy_from_slice(self.arena.sack(id));
         self.arena.free(id);
         let f = p.flow as usize;
         match p.kind {
@@ -375,7 +377,7 @@ impl Simulation {
             }
             Kind::Ack => {
                 self.flows[f].stats.acks_delivered += 1;
-                self.tcp_ack_arrived(f, &p);
+                self.tcp_ack_arrived(f, &p, &sack[..p.n_sack as usize]);
             }
         }
     }

@@ -52,9 +52,9 @@ pub struct Packet {
     /// Which connection of the flow this belongs to (a flow running successive transfers opens
     /// a new connection for each; stragglers of an old one are ignored).
     pub conn: u32,
-    /// SACK blocks of an ACK (RFC 2018), `n_sack` of them valid.
+    /// SACK blocks an ACK carries (RFC 2018); the blocks themselves wait beside the packet in
+    /// the [`Arena`], so that a packet record fits one cache line (issue 22).
     pub n_sack: u8,
-    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
 }
 
 impl Packet {
@@ -75,7 +75,6 @@ impl Packet {
             ace: 0,
             conn: 0,
             n_sack: 0,
-            sack: [(0, 0); MAX_SACK_BLOCKS],
         }
     }
 
@@ -91,29 +90,41 @@ impl Packet {
             ace: a.ace,
             conn,
             n_sack: a.n_sack,
-            sack: a.sack,
             ..Packet::data(flow, HEADER_BYTES, 0, 0)
         }
     }
 }
 
-/// Packets in flight, by index.
+/// Packets in flight, by index, and the SACK blocks of each (read only for ACKs that carry
+/// some: the per-packet path touches the packet records alone).
 #[derive(Default)]
 pub struct Arena {
     slots: Vec<Packet>,
+    sacks: Vec<[(u64, u64); MAX_SACK_BLOCKS]>,
     free: Vec<u32>,
 }
 
 impl Arena {
+    /// Stores packet `p` and its `sack` blocks (`p.n_sack` of them).
     #[inline]
-    pub fn alloc(&mut self, p: Packet) -> u32 {
-        if let Some(i) = self.free.pop() {
+    pub fn alloc(&mut self, p: Packet, sack: &[(u64, u64)]) -> u32 {
+        debug_assert_eq!(sack.len(), p.n_sack as usize);
+        let i = if let Some(i) = self.free.pop() {
             self.slots[i as usize] = p;
             i
         } else {
             self.slots.push(p);
+            self.sacks.push([(0, 0); MAX_SACK_BLOCKS]);
             (self.slots.len() - 1) as u32
-        }
+        };
+        self.sacks[i as usize][..sack.len()].copy_from_slice(sack);
+        i
+    }
+
+    /// The SACK blocks packet `id` carries.
+    #[inline]
+    pub fn sack(&self, id: u32) -> &[(u64, u64)] {
+        &self.sacks[id as usize][..self.slots[id as usize].n_sack as usize]
     }
 
     #[inline]
@@ -179,10 +190,10 @@ mod tests {
     #[test]
     fn arena_reuses_freed_slots() {
         let mut a = Arena::default();
-        let x = a.alloc(Packet::data(1, 1000, 0, 0));
-        let y = a.alloc(Packet::data(1, 1000, 1, 0));
+        let x = a.alloc(Packet::data(1, 1000, 0, 0), &[]);
+        let y = a.alloc(Packet::data(1, 1000, 1, 0), &[]);
         a.free(x);
-        let z = a.alloc(Packet::data(2, 500, 7, 3));
+        let z = a.alloc(Packet::data(2, 500, 7, 3), &[]);
         assert_eq!(z, x);
         assert_eq!(a.get(z).seq, 7);
         assert_eq!(a.get(y).seq, 1);

@@ -26,7 +26,7 @@ impl Simulation {
     pub(crate) fn enqueue(&mut self, l: LinkId, id: u32) {
         let now = self.sched.now();
         if let Some(cap) = self.pcap.as_mut() {
-            cap.packet(l, Point::Input, now, self.arena.get(id), &self.flows);
+            cap.packet(l, Point::Input, now, self.arena.get(id), self.arena.sack(id), &self.flows);
         }
         if let Some(imp) = self.links[l as usize].impairment.as_mut() {
             let p = self.arena.get_mut(id);
@@ -170,7 +170,7 @@ impl Simulation {
         p.ecn = pkt.ecn;
         p.hop += 1;
         if let Some(cap) = self.pcap.as_mut() {
-            cap.packet(l, Point::Output, now, self.arena.get(pkt.id), &self.flows);
+            cap.packet(l, Point::Output, now, self.arena.get(pkt.id), self.arena.sack(pkt.id), &self.flows);
         }
         arrive
     }
