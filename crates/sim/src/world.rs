@@ -354,8 +354,7 @@ impl Simulation {
     fn deliver(&mut self, id: u32) {
         let now = self.sched.now();
         let p = *self.arena.get(id);
-        let mut sack = [(0, 0); crate::tcp::receiver::MAX_SACK_BLOCKS];
-        sack[..p.n_sack as usize].copy_from_slice(self.arena.sack(id));
+        let sack = self.arena.sack_blocks(id);
         self.arena.free(id);
         let f = p.flow as usize;
         match p.kind {

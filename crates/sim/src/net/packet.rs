@@ -121,7 +121,10 @@ impl Arena {
             self.sacks.push([(0, 0); MAX_SACK_BLOCKS]);
             (self.slots.len() - 1) as u32
         };
-        self.sacks[i as usize][..sack.len()].copy_from_slice(sack);
+        // Data packets carry none: no copy (a call to memcpy) on their path.
+        if !sack.is_empty() {
+            self.sacks[i as usize][..sack.len()].copy_from_slice(sack);
+        }
         i
     }
 
@@ -129,6 +132,13 @@ impl Arena {
     #[inline]
     pub fn sack(&self, id: u32) -> &[(u64, u64)] {
         &self.sacks[id as usize][..self.slots[id as usize].n_sack as usize]
+    }
+
+    /// The same, as the whole fixed-size array (the first `n_sack` blocks valid), read only
+    /// when there are some: a copy of known size, without a call.
+    #[inline]
+    pub fn sack_blocks(&self, id: u32) -> [(u64, u64); MAX_SACK_BLOCKS] {
+        if self.slots[id as usize].n_sack > 0 { self.sacks[id as usize] } else { [(0, 0); MAX_SACK_BLOCKS] }
     }
 
     #[inline]
