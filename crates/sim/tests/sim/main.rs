@@ -9,6 +9,7 @@ mod common;
 
 mod device;
 mod fingerprints;
+mod flow_table;
 mod hystart;
 mod invariants;
 mod ledbat;
