@@ -321,7 +321,7 @@ def test_the_summary_page_counts_verdicts_and_seed_robustness_per_paper():
 
 
 def test_the_claims_figure_draws_each_band_the_papers_number_our_seeds_and_the_null_control():
-    from aqmlab.catalog.plotting import claims_figure
+    from aqmlab.catalog.claims_figure import claims_figure
 
     near = _exp(metric="delay", lo=0.010, hi=0.030, paper=0.020, scale=1e3, unit="ms")
     far = _exp(metric="p99", hi=0.002, scale=1e3, unit="ms")

@@ -194,8 +194,8 @@ CLAIMS_CAPTION = ("Every claim against its band (green): the paper's number (red
 
 
 def _claims_png(checks: Sequence[Check]) -> list[tuple[str, bytes]]:
-    """The claims figure (:func:`aqmlab.catalog.plotting.claims_figure`), as one captioned PNG."""
-    from .plotting import claims_figure
+    """The claims figure (:func:`aqmlab.catalog.claims_figure.claims_figure`), as one captioned PNG."""
+    from .claims_figure import claims_figure
 
     fig = claims_figure(checks)
     return [] if fig is None else [(CLAIMS_CAPTION, _png(fig))]
