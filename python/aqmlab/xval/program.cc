@@ -20,6 +20,7 @@
 #include "ns3/traffic-control-module.h"
 #include "xval.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -36,6 +37,8 @@ namespace
 {
 
 int64_t g_warmupNs = 0;
+// AQMLAB_XVAL_PRR=rfc6937 (see Rfc6937Prr).
+bool g_rfc6937Prr = false;
 
 bool
 InWindow()
@@ -385,9 +388,107 @@ MakeCc(const Group& g)
     return cc;
 }
 
+// Diagnostic (docs/xval.md, "Known differences", 2): with AQMLAB_XVAL_PRR=rfc6937 the groups
+// that use TcpPrrRecovery get this PRR instead: ns-3's in every respect (RecoverFS =
+// m_bytesInFlight at entry, cwnd = m_bytesInFlight + sndcnt, PRR-CRB or PRR-SSRB on
+// m_isRetransDataAcked, the forced first segment, a segment per duplicate ACK without SACK)
+// except prr_delivered with SACK, which counts each ACK's delivered data once, as RFC 6937 §3
+// does. TcpPrrRecovery::DoRecovery adds a segment on every
+// call with isDupAck while prr_delivered < RecoverFS, although with SACK deliveredBytes already
+// holds the newly SACKed data; and with SACK TcpSocketBase::ProcessAck calls it twice for an ACK
+// that adds SACK information and also advances SND.UNA below m_recover (DupAck, then the
+// partial-ACK branch), with the same currentDelivered both times.
+class Rfc6937Prr : public TcpRecoveryOps
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("aqmlab::Rfc6937Prr").SetParent<TcpRecoveryOps>().AddConstructor<Rfc6937Prr>();
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "Rfc6937Prr";
+    }
+
+    void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t, uint32_t deliveredBytes) override
+    {
+        m_prrOut = 0;
+        m_prrDelivered = 0;
+        m_recoverFs = tcb->m_bytesInFlight;
+        m_lastCallNs = -1;
+        DoRecovery(tcb, deliveredBytes, true);
+    }
+
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes, bool isDupAck) override
+    {
+        // The second call for one ACK: same instant, same cumulative ACK.
+        const int64_t now = Simulator::Now().GetNanoSeconds();
+        const bool sameAck = now == m_lastCallNs && tcb->m_lastAckedSeq == m_lastAck;
+        m_lastCallNs = now;
+        m_lastAck = tcb->m_lastAckedSeq;
+        if (sameAck)
+        {
+            deliveredBytes = 0;
+        }
+        else if (isDupAck && deliveredBytes == 0 && m_prrDelivered < m_recoverFs)
+        {
+            // Without SACK a duplicate ACK reports nothing delivered: ns-3's credit stays.
+            deliveredBytes = tcb->m_segmentSize;
+        }
+        m_prrDelivered += deliveredBytes;
+        const int64_t ssthresh = tcb->m_ssThresh, pipe = tcb->m_bytesInFlight;
+        int64_t sndcnt;
+        if (pipe > ssthresh)
+        {
+            sndcnt = static_cast<int64_t>(std::ceil(double(m_prrDelivered) * ssthresh / m_recoverFs)) - m_prrOut;
+        }
+        else
+        {
+            int64_t limit = std::max<int64_t>(m_prrDelivered - m_prrOut, deliveredBytes);
+            if (tcb->m_isRetransDataAcked)
+            {
+                limit += tcb->m_segmentSize;
+            }
+            sndcnt = std::min(limit, ssthresh - pipe);
+        }
+        sndcnt = std::max<int64_t>(sndcnt, m_prrOut > 0 ? 0 : tcb->m_segmentSize);
+        tcb->m_cWnd = static_cast<uint32_t>(pipe + sndcnt);
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override
+    {
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    void UpdateBytesSent(uint32_t bytesSent) override
+    {
+        m_prrOut += bytesSent;
+    }
+
+    Ptr<TcpRecoveryOps> Fork() override
+    {
+        return CopyObject<Rfc6937Prr>(this);
+    }
+
+  private:
+    int64_t m_prrDelivered = 0;
+    int64_t m_prrOut = 0;
+    int64_t m_recoverFs = 1;
+    int64_t m_lastCallNs = -1;
+    SequenceNumber32 m_lastAck;
+};
+
 Ptr<TcpRecoveryOps>
 MakeRecovery(const Group& g)
 {
+    if (std::string(g.recovery) == "ns3::TcpPrrRecovery" && g_rfc6937Prr)
+    {
+        return CreateObject<Rfc6937Prr>();
+    }
     ObjectFactory f;
     f.SetTypeId(g.recovery);
     return f.Create<TcpRecoveryOps>();
@@ -470,6 +571,15 @@ main(int argc, char** argv)
     std::vector<FlowParams> params = ReadParams(argv[2]);
     std::string out = argv[3];
     g_warmupNs = kWarmupNs;
+    if (const char* prr = std::getenv("AQMLAB_XVAL_PRR"))
+    {
+        if (std::string(prr) != "rfc6937")
+        {
+            std::fprintf(stderr, "AQMLAB_XVAL_PRR: accepted value rfc6937, got %s\n", prr);
+            return 2;
+        }
+        g_rfc6937Prr = true;
+    }
 
     uint32_t nFlows = 0;
     for (const Group& g : kGroups)
