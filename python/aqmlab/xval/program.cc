@@ -37,8 +37,34 @@ namespace
 {
 
 int64_t g_warmupNs = 0;
-// AQMLAB_XVAL_PRR=rfc6937 (see Rfc6937Prr).
+// AQMLAB_XVAL_PRR=rfc6937 (see Rfc6937Prr), AQMLAB_XVAL_RENO_SACK=reset (see
+// CountingTcpSocket::ReceivedAck): diagnostics, each a change on the ns-3 side that removes one
+// known difference.
 bool g_rfc6937Prr = false;
+bool g_resetRenoSack = false;
+// Diagnostics: with AQMLAB_XVAL_CWND set, every change of the first flow's cwnd and ssthresh
+// (bytes) and of its congestion state (TcpSocketState::TcpCongState_t), and each of its
+// retransmissions (sequence number) and advances of its highest cumulative ACK, go to
+// OUT_PREFIX.cwnd as "t_ns cwnd|ssthresh|state|rtx|ack value".
+std::ofstream g_cwnd;
+
+// Whether the diagnostic switch `name` is set to `value`; exits naming the accepted value when
+// it is set to anything else.
+bool
+Switch(const char* name, const char* value)
+{
+    const char* v = std::getenv(name);
+    if (v == nullptr)
+    {
+        return false;
+    }
+    if (std::string(v) != value)
+    {
+        std::fprintf(stderr, "%s: accepted value %s, got '%s'\n", name, value, v);
+        std::exit(2);
+    }
+    return true;
+}
 
 bool
 InWindow()
@@ -72,6 +98,31 @@ class CountingTcpSocket : public TcpSocketBase
         }
         TcpSocketBase::ReTxTimeout();
     }
+
+    // Diagnostic (docs/xval.md, "Known differences", 4): with AQMLAB_XVAL_RENO_SACK=reset, an
+    // ACK that advances SND.UNA outside a recovery, or ends one (ack >= m_recover), first clears
+    // the emulated SACK flags that TcpTxBuffer::AddRenoSack put on segments without SACK
+    // (TcpTxBuffer::ResetRenoSack, which ns-3 itself calls only on a timeout), before
+    // TcpTxBuffer::DiscardUpTo can move a flag from the new head and mark the head lost. With
+    // AQMLAB_XVAL_CWND each clearing of the first flow is written as "t_ns reno_sack BYTES".
+    void ReceivedAck(Ptr<Packet> p, const TcpHeader& h) override
+    {
+        const SequenceNumber32 ack = h.GetAckNumber();
+        const bool ends = m_tcb->m_congState != TcpSocketState::CA_RECOVERY || ack >= m_recover;
+        if (g_resetRenoSack && !m_sackEnabled && ends && ack > m_txBuffer->HeadSequence() &&
+            m_txBuffer->GetSacked() > 0)
+        {
+            if (traced)
+            {
+                g_cwnd << Simulator::Now().GetNanoSeconds() << " reno_sack " << m_txBuffer->GetSacked() << '\n';
+            }
+            m_txBuffer->ResetRenoSack();
+        }
+        TcpSocketBase::ReceivedAck(p, h);
+    }
+
+  public:
+    bool traced = false; // the first flow, written to OUT_PREFIX.cwnd
 };
 
 struct FlowStats
@@ -327,12 +378,6 @@ OnPhyTxBegin(Ptr<const Packet> p)
     }
 }
 
-// Diagnostics: with AQMLAB_XVAL_CWND set, every change of the first flow's cwnd and ssthresh
-// (bytes) and of its congestion state (TcpSocketState::TcpCongState_t), and each of its
-// retransmissions (sequence number) and advances of its highest cumulative ACK, go to
-// OUT_PREFIX.cwnd as "t_ns cwnd|ssthresh|state|rtx|ack value".
-std::ofstream g_cwnd;
-
 void
 OnRetransmission(FlowStats* s, Ptr<const Packet>, const TcpHeader& h, const Address&, const Address&,
                  Ptr<const TcpSocketBase>)
@@ -571,15 +616,8 @@ main(int argc, char** argv)
     std::vector<FlowParams> params = ReadParams(argv[2]);
     std::string out = argv[3];
     g_warmupNs = kWarmupNs;
-    if (const char* prr = std::getenv("AQMLAB_XVAL_PRR"))
-    {
-        if (std::string(prr) != "rfc6937")
-        {
-            std::fprintf(stderr, "AQMLAB_XVAL_PRR: accepted value rfc6937, got %s\n", prr);
-            return 2;
-        }
-        g_rfc6937Prr = true;
-    }
+    g_rfc6937Prr = Switch("AQMLAB_XVAL_PRR", "rfc6937");
+    g_resetRenoSack = Switch("AQMLAB_XVAL_RENO_SACK", "reset");
 
     uint32_t nFlows = 0;
     for (const Group& g : kGroups)
@@ -675,6 +713,7 @@ main(int argc, char** argv)
                 if (i == 0 && std::getenv("AQMLAB_XVAL_CWND"))
                 {
                     g_cwnd.open(out + ".cwnd");
+                    st->socket->traced = true;
                     st->socket->TraceConnectWithoutContext("CongestionWindow",
                                                            MakeBoundCallback(&OnWindow, "cwnd"));
                     st->socket->TraceConnectWithoutContext("SlowStartThreshold",
