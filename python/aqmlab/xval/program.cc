@@ -108,8 +108,8 @@ class CountingTcpSocket : public TcpSocketBase
     void ReceivedAck(Ptr<Packet> p, const TcpHeader& h) override
     {
         const SequenceNumber32 ack = h.GetAckNumber();
-        const bool ends = m_tcb->m_congState != TcpSocketState::CA_RECOVERY || ack >= m_recover;
-        if (g_resetRenoSack && !m_sackEnabled && ends && ack > m_txBuffer->HeadSequence() &&
+        const bool noRecoveryAfter = m_tcb->m_congState != TcpSocketState::CA_RECOVERY || ack >= m_recover;
+        if (g_resetRenoSack && !m_sackEnabled && noRecoveryAfter && ack > m_txBuffer->HeadSequence() &&
             m_txBuffer->GetSacked() > 0)
         {
             if (traced)
@@ -438,11 +438,13 @@ MakeCc(const Group& g)
 // m_bytesInFlight at entry, cwnd = m_bytesInFlight + sndcnt, PRR-CRB or PRR-SSRB on
 // m_isRetransDataAcked, the forced first segment, a segment per duplicate ACK without SACK)
 // except prr_delivered with SACK, which counts each ACK's delivered data once, as RFC 6937 §3
-// does. TcpPrrRecovery::DoRecovery adds a segment on every
-// call with isDupAck while prr_delivered < RecoverFS, although with SACK deliveredBytes already
-// holds the newly SACKed data; and with SACK TcpSocketBase::ProcessAck calls it twice for an ACK
-// that adds SACK information and also advances SND.UNA below m_recover (DupAck, then the
-// partial-ACK branch), with the same currentDelivered both times.
+// does. TcpPrrRecovery::DoRecovery adds a segment on every call with isDupAck while
+// prr_delivered < RecoverFS, although with SACK deliveredBytes already holds the newly SACKed
+// data; and with SACK TcpSocketBase::ProcessAck calls it twice for an ACK that adds SACK
+// information and also advances SND.UNA below m_recover (DupAck, then the partial-ACK branch),
+// with the same currentDelivered both times. An ECN reduction loses only the entry's segment:
+// its echoing ACK is still counted twice (EnterCwr runs before ProcessAck updates
+// m_lastAckedSeq, so the two calls do not look like one ACK).
 class Rfc6937Prr : public TcpRecoveryOps
 {
   public:
