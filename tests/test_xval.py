@@ -207,3 +207,50 @@ def test_the_verdict_catches_a_different_discipline():
         theirs.append(metrics(ns3_run(binary, fifo, seed, params, m.forward)))
     rows = {r.metric: r for r in compare(ours, theirs)}
     assert not rows["sojourn_mean_ms"].agree
+
+
+# ---- the diagnostic switches of the ns-3 program (docs/xval.md, "Known differences") ------------
+
+# One CUBIC flow with PRR and SACK into a 60-packet pfifo, windows unbounded by the buffers: ns-3's
+# TcpPrrRecovery credits a duplicate ACK twice under SACK, sends into the full queue and loses
+# more than RFC 6937's PRR would.
+ONE_CUBIC = {"duration": "30s", "warmup": "10s",
+             "bottleneck.queue": {"type": "drop_tail", "limit": "60p"},
+             "flows": [{"type": "tcp", "profile": "ns3", "cc": "cubic", "rtt": "100ms",
+                        "rcv_wnd": "1MB", "snd_buf": "1MB"}]}
+# NewReno without SACK and without delayed ACKs through gentle RED: ns-3's emulated SACK flags,
+# left on segments above the ACK that ends a recovery, start chains of retransmissions.
+NO_SACK = {"duration": "30s", "warmup": "10s",
+           "bottleneck.queue": {"type": "red", "profile": "ns3", "limit": "200p", "min_th": 20, "max_th": 60,
+                                "w_q": 0.002, "max_p": 0.1},
+           "flows": [{"type": "tcp", "profile": "ns3", "count": 6, "sack": False, "ack_every": 1,
+                      "rtt": "100ms", "start": {"uniform": ["0s", "1s"]}}]}
+
+
+def one_seed(scn):
+    m, binary = xval.prepare(scn)
+    ours, params = aqmlab_run(scn, 1)
+    return metrics(ours), metrics(ns3_run(binary, scn, 1, params, m.forward))
+
+
+@pytest.mark.parametrize("switch, value, changes", [
+    ("AQMLAB_XVAL_PRR", "rfc6937", ONE_CUBIC),
+    ("AQMLAB_XVAL_RENO_SACK", "reset", NO_SACK),
+])
+def test_a_diagnostic_switch_removes_its_difference(switch, value, changes, monkeypatch):
+    """Stock ns-3 retransmits at least twice as much as aqmlab; with the switch, which changes
+    only the ns-3 behaviour named, the two agree within the retransmission floor (max(5, 20 %),
+    aqmlab.xval.verdict)."""
+    scn = scenario(**changes)
+    ours, stock = one_seed(scn)
+    monkeypatch.setenv(switch, value)
+    _, switched = one_seed(scn)
+    n = ours["retransmits[tcp0]"]
+    assert stock["retransmits[tcp0]"] > 2 * n, (stock["retransmits[tcp0]"], n)
+    assert abs(switched["retransmits[tcp0]"] - n) <= max(5, 0.2 * n), (switched["retransmits[tcp0]"], n)
+
+
+def test_a_diagnostic_switch_accepts_only_its_value(monkeypatch):
+    monkeypatch.setenv("AQMLAB_XVAL_PRR", "linux")
+    with pytest.raises(RuntimeError, match="AQMLAB_XVAL_PRR: accepted value rfc6937, got 'linux'"):
+        one_seed(scenario(duration="2s", warmup="1s"))

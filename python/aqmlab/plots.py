@@ -85,7 +85,11 @@ def throughput(result: Result, ax: Axes | None = None, bins: int = 200) -> Axes:
         ax.step(q["t_s"], q["rate_bps"] / 1e6, where="post", color="r", ls=":", lw=1.0, label="capacity")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("throughput (Mb/s)")
-    ax.legend(loc="lower right", fontsize="x-small", ncol=3)
+    # Headroom above the highest curve (the total or the capacity) holds the legend, so it
+    # covers no data wherever the per-flow curves lie.
+    top = ax.get_ylim()[1]
+    ax.set_ylim(0.0, top * 1.4)
+    ax.legend(loc="upper right", fontsize="x-small", ncol=4)
     ax.grid(alpha=0.3)
     return ax
 

@@ -318,3 +318,31 @@ def test_the_summary_page_counts_verdicts_and_seed_robustness_per_paper():
     assert [c.verdict for c in checks] == [REPRODUCED, REPRODUCED, DEVIATES, REPRODUCED]
     assert "3 (2 on every seed; 0 without a possible null control)" in html
     assert "1 (1 in the band on some seeds)" in html
+
+
+def test_the_claims_figure_draws_each_band_the_papers_number_our_seeds_and_the_null_control():
+    from aqmlab.catalog.claims_figure import claims_figure
+
+    near = _exp(metric="delay", lo=0.010, hi=0.030, paper=0.020, scale=1e3, unit="ms")
+    far = _exp(metric="p99", hi=0.002, scale=1e3, unit="ms")
+    def runs(metric, *values):
+        return [{metric: v} for v in values]
+
+    checks = [near.judge(runs("delay", 0.018, 0.021, 0.022, 0.019, 0.020), runs("delay", 0.025, 0.027)),
+              far.judge(runs("p99", 0.0004, 0.0004, 0.0005, 0.0004, 0.0004), runs("p99", 1.2, 1.1))]
+    fig = claims_figure(checks)
+    first, second = fig.axes
+    # The band in display units (ms), the paper's 20 ms, five seeds, their mean, two null runs.
+    (band,) = first.patches
+    assert (band.get_x(), band.get_x() + band.get_width()) == pytest.approx((10.0, 30.0))
+    lines = {line.get_label(): line for line in first.get_lines()}
+    assert list(lines["paper"].get_xdata()) == pytest.approx([20.0])
+    assert sorted(lines["our seeds"].get_xdata()) == pytest.approx([18.0, 19.0, 20.0, 21.0, 22.0])
+    assert list(lines["our mean"].get_xdata()) == pytest.approx([20.0, 20.0])
+    assert sorted(lines["null control"].get_xdata()) == pytest.approx([25.0, 27.0])
+    # A null control three orders of magnitude off the scale sits at the edge with its mean.
+    assert second.get_xlim()[1] < 10.0
+    assert [t.get_text() for t in second.texts] == ["null control 1150"]
+    assert "null control" not in {line.get_label() for line in second.get_lines()}
+    # Nothing to draw: no figure.
+    assert claims_figure([]) is None

@@ -69,8 +69,17 @@ def _coexistence() -> Experiment:
             prague = metrics.group_throughput_bps(r, "prague")
             cubic = metrics.group_throughput_bps(r, "cubic")
             m[f"{q}_rate_ratio"] = prague / cubic if cubic > 0 else float("inf")
-            m[f"{q}_l_p99_s"] = float(np.percentile(metrics.sojourn_by_flows(r, [0]), 99))
-            m[f"{q}_c_mean_s"] = float(np.mean(metrics.sojourn_by_flows(r, [1])))
+            l_sojourn, c_sojourn = (metrics.sojourn_by_flows(r, [i]) for i in (0, 1))
+            m[f"{q}_l_p99_s"] = float(np.percentile(l_sojourn, 99))
+            m[f"{q}_c_mean_s"] = float(np.mean(c_sojourn))
+            # What the coupling balances is the window (RFC 9332 §2.1: p_C = (p_L / k)^2 equates
+            # Reno's 1.22 / sqrt(p_C) and DCTCP's 2 / p_L at k = 2 within their constants), so
+            # each rate is turned into packets in flight over its own round trip: the base RTT
+            # plus the flow's mean bottleneck sojourn, measured at the queue, not by TCP.
+            base = r.summary["flows"][0]["rtt_base_s"]
+            rtt_l, rtt_c = base + float(np.mean(l_sojourn)), base + float(np.mean(c_sojourn))
+            m[f"{q}_rtt_ratio"] = rtt_c / rtt_l
+            m[f"{q}_window_ratio"] = (prague * rtt_l) / (cubic * rtt_c) if cubic > 0 else float("inf")
             m[f"{q}_utilization"] = r.summary["utilization"]
         runs = [(QUEUES[q][0], results[q]) for q in QUEUES]
         fig, ax = plotting.figure(2, 1, height=3.0)
@@ -93,6 +102,11 @@ def _coexistence() -> Experiment:
             Expectation("dualpi2_rate_ratio", "Prague and CUBIC get about equal rates through DualPI2.",
                         "RFC 9332 §2.1", "Rate balance, RFC 9332's goal: within a factor 2 either way, the "
                         "coupling balances windows only on average.", lo=0.5, hi=2.0, paper=1.0),
+            Expectation("dualpi2_window_ratio", "k = 2 balances the two flows' windows (rate times "
+                        "each flow's own round trip).", "RFC 9332 §2.1",
+                        "Within a factor 1.5 either way: at k = 2 the response functions' constants (Reno "
+                        "1.22 / sqrt(p_C), DCTCP 2 / p_L) put the balance at 0.82, CUBIC and Prague's "
+                        "RTT-independent increase move it further.", lo=2 / 3, hi=1.5, paper=1.0),
             Expectation("dualpi2_l_p99_s", "The L4S flow's packets wait about 1 ms (99th percentile).",
                         "RFC 9332 §1.2, sch_dualpi2 step 1 ms", "Below 2 ms: the 1 ms step plus a packet's "
                         "serialization and the WRR's C turns.", hi=0.002, unit="ms", scale=1e3),

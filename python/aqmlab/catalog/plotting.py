@@ -91,3 +91,4 @@ def mark_changes(ax, times: Sequence[float]):
     """Dotted vertical lines at the scenario's change points."""
     for t in times:
         ax.axvline(t, color="grey", ls=":", lw=0.8)
+

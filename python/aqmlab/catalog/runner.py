@@ -183,10 +183,22 @@ def assemble(exp: Experiment, quick: bool, tasks: Sequence[Task], results: Seque
                   if c.expectation.null and not c.expectation.no_null and c.null is None else c for c in checks]
     return Outcome(
         id=exp.id, quick=quick, metrics=first.metrics,
-        checks=checks, figures=first.figures,
+        checks=checks, figures=first.figures + _claims_png(checks),
         scenarios_toml=first.scenarios_toml, text=first.text, wall_s=wall_s, aqmlab_version=__version__,
         seed_metrics=[r.metrics for r in own], null_metrics=null_metrics, null_error="; ".join(errors),
     )
+
+
+CLAIMS_CAPTION = ("Every claim against its band (green): the paper's number (red diamond) where it prints one, "
+                  "each of our seeds (dots) and their mean (black bar), the null control's runs (orange crosses).")
+
+
+def _claims_png(checks: Sequence[Check]) -> list[tuple[str, bytes]]:
+    """The claims figure (:func:`aqmlab.catalog.claims_figure.claims_figure`), as one captioned PNG."""
+    from .claims_figure import claims_figure
+
+    fig = claims_figure(checks)
+    return [] if fig is None else [(CLAIMS_CAPTION, _png(fig))]
 
 
 def run_experiment(exp: Experiment | str, *, quick: bool = False, seeds: int | None = None,

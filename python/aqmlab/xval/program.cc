@@ -20,6 +20,7 @@
 #include "ns3/traffic-control-module.h"
 #include "xval.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -36,6 +37,34 @@ namespace
 {
 
 int64_t g_warmupNs = 0;
+// AQMLAB_XVAL_PRR=rfc6937 (see Rfc6937Prr), AQMLAB_XVAL_RENO_SACK=reset (see
+// CountingTcpSocket::ReceivedAck): diagnostics, each a change on the ns-3 side that removes one
+// known difference.
+bool g_rfc6937Prr = false;
+bool g_resetRenoSack = false;
+// Diagnostics: with AQMLAB_XVAL_CWND set, every change of the first flow's cwnd and ssthresh
+// (bytes) and of its congestion state (TcpSocketState::TcpCongState_t), and each of its
+// retransmissions (sequence number) and advances of its highest cumulative ACK, go to
+// OUT_PREFIX.cwnd as "t_ns cwnd|ssthresh|state|rtx|ack value".
+std::ofstream g_cwnd;
+
+// Whether the diagnostic switch `name` is set to `value`; exits naming the accepted value when
+// it is set to anything else.
+bool
+Switch(const char* name, const char* value)
+{
+    const char* v = std::getenv(name);
+    if (v == nullptr)
+    {
+        return false;
+    }
+    if (std::string(v) != value)
+    {
+        std::fprintf(stderr, "%s: accepted value %s, got '%s'\n", name, value, v);
+        std::exit(2);
+    }
+    return true;
+}
 
 bool
 InWindow()
@@ -69,6 +98,31 @@ class CountingTcpSocket : public TcpSocketBase
         }
         TcpSocketBase::ReTxTimeout();
     }
+
+    // Diagnostic (docs/xval.md, "Known differences", 4): with AQMLAB_XVAL_RENO_SACK=reset, an
+    // ACK that advances SND.UNA outside a recovery, or ends one (ack >= m_recover), first clears
+    // the emulated SACK flags that TcpTxBuffer::AddRenoSack put on segments without SACK
+    // (TcpTxBuffer::ResetRenoSack, which ns-3 itself calls only on a timeout), before
+    // TcpTxBuffer::DiscardUpTo can move a flag from the new head and mark the head lost. With
+    // AQMLAB_XVAL_CWND each clearing of the first flow is written as "t_ns reno_sack BYTES".
+    void ReceivedAck(Ptr<Packet> p, const TcpHeader& h) override
+    {
+        const SequenceNumber32 ack = h.GetAckNumber();
+        const bool noRecoveryAfter = m_tcb->m_congState != TcpSocketState::CA_RECOVERY || ack >= m_recover;
+        if (g_resetRenoSack && !m_sackEnabled && noRecoveryAfter && ack > m_txBuffer->HeadSequence() &&
+            m_txBuffer->GetSacked() > 0)
+        {
+            if (traced)
+            {
+                g_cwnd << Simulator::Now().GetNanoSeconds() << " reno_sack " << m_txBuffer->GetSacked() << '\n';
+            }
+            m_txBuffer->ResetRenoSack();
+        }
+        TcpSocketBase::ReceivedAck(p, h);
+    }
+
+  public:
+    bool traced = false; // the first flow, written to OUT_PREFIX.cwnd
 };
 
 struct FlowStats
@@ -324,12 +378,6 @@ OnPhyTxBegin(Ptr<const Packet> p)
     }
 }
 
-// Diagnostics: with AQMLAB_XVAL_CWND set, every change of the first flow's cwnd and ssthresh
-// (bytes) and of its congestion state (TcpSocketState::TcpCongState_t), and each of its
-// retransmissions (sequence number) and advances of its highest cumulative ACK, go to
-// OUT_PREFIX.cwnd as "t_ns cwnd|ssthresh|state|rtx|ack value".
-std::ofstream g_cwnd;
-
 void
 OnRetransmission(FlowStats* s, Ptr<const Packet>, const TcpHeader& h, const Address&, const Address&,
                  Ptr<const TcpSocketBase>)
@@ -385,9 +433,109 @@ MakeCc(const Group& g)
     return cc;
 }
 
+// Diagnostic (docs/xval.md, "Known differences", 2): with AQMLAB_XVAL_PRR=rfc6937 the groups
+// that use TcpPrrRecovery get this PRR instead: ns-3's in every respect (RecoverFS =
+// m_bytesInFlight at entry, cwnd = m_bytesInFlight + sndcnt, PRR-CRB or PRR-SSRB on
+// m_isRetransDataAcked, the forced first segment, a segment per duplicate ACK without SACK)
+// except prr_delivered with SACK, which counts each ACK's delivered data once, as RFC 6937 §3
+// does. TcpPrrRecovery::DoRecovery adds a segment on every call with isDupAck while
+// prr_delivered < RecoverFS, although with SACK deliveredBytes already holds the newly SACKed
+// data; and with SACK TcpSocketBase::ProcessAck calls it twice for an ACK that adds SACK
+// information and also advances SND.UNA below m_recover (DupAck, then the partial-ACK branch),
+// with the same currentDelivered both times. An ECN reduction loses only the entry's segment:
+// its echoing ACK is still counted twice (EnterCwr runs before ProcessAck updates
+// m_lastAckedSeq, so the two calls do not look like one ACK).
+class Rfc6937Prr : public TcpRecoveryOps
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("aqmlab::Rfc6937Prr").SetParent<TcpRecoveryOps>().AddConstructor<Rfc6937Prr>();
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "Rfc6937Prr";
+    }
+
+    void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t, uint32_t deliveredBytes) override
+    {
+        m_prrOut = 0;
+        m_prrDelivered = 0;
+        m_recoverFs = tcb->m_bytesInFlight;
+        m_lastCallNs = -1;
+        DoRecovery(tcb, deliveredBytes, true);
+    }
+
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes, bool isDupAck) override
+    {
+        // The second call for one ACK: same instant, same cumulative ACK.
+        const int64_t now = Simulator::Now().GetNanoSeconds();
+        const bool sameAck = now == m_lastCallNs && tcb->m_lastAckedSeq == m_lastAck;
+        m_lastCallNs = now;
+        m_lastAck = tcb->m_lastAckedSeq;
+        if (sameAck)
+        {
+            deliveredBytes = 0;
+        }
+        else if (isDupAck && deliveredBytes == 0 && m_prrDelivered < m_recoverFs)
+        {
+            // Without SACK a duplicate ACK reports nothing delivered: ns-3's credit stays.
+            deliveredBytes = tcb->m_segmentSize;
+        }
+        m_prrDelivered += deliveredBytes;
+        const int64_t ssthresh = tcb->m_ssThresh, pipe = tcb->m_bytesInFlight;
+        int64_t sndcnt;
+        if (pipe > ssthresh)
+        {
+            sndcnt = static_cast<int64_t>(std::ceil(double(m_prrDelivered) * ssthresh / m_recoverFs)) - m_prrOut;
+        }
+        else
+        {
+            int64_t limit = std::max<int64_t>(m_prrDelivered - m_prrOut, deliveredBytes);
+            if (tcb->m_isRetransDataAcked)
+            {
+                limit += tcb->m_segmentSize;
+            }
+            sndcnt = std::min(limit, ssthresh - pipe);
+        }
+        sndcnt = std::max<int64_t>(sndcnt, m_prrOut > 0 ? 0 : tcb->m_segmentSize);
+        tcb->m_cWnd = static_cast<uint32_t>(pipe + sndcnt);
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override
+    {
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    void UpdateBytesSent(uint32_t bytesSent) override
+    {
+        m_prrOut += bytesSent;
+    }
+
+    Ptr<TcpRecoveryOps> Fork() override
+    {
+        return CopyObject<Rfc6937Prr>(this);
+    }
+
+  private:
+    int64_t m_prrDelivered = 0;
+    int64_t m_prrOut = 0;
+    int64_t m_recoverFs = 1;
+    int64_t m_lastCallNs = -1;
+    SequenceNumber32 m_lastAck;
+};
+
 Ptr<TcpRecoveryOps>
 MakeRecovery(const Group& g)
 {
+    if (std::string(g.recovery) == "ns3::TcpPrrRecovery" && g_rfc6937Prr)
+    {
+        return CreateObject<Rfc6937Prr>();
+    }
     ObjectFactory f;
     f.SetTypeId(g.recovery);
     return f.Create<TcpRecoveryOps>();
@@ -470,6 +618,8 @@ main(int argc, char** argv)
     std::vector<FlowParams> params = ReadParams(argv[2]);
     std::string out = argv[3];
     g_warmupNs = kWarmupNs;
+    g_rfc6937Prr = Switch("AQMLAB_XVAL_PRR", "rfc6937");
+    g_resetRenoSack = Switch("AQMLAB_XVAL_RENO_SACK", "reset");
 
     uint32_t nFlows = 0;
     for (const Group& g : kGroups)
@@ -565,6 +715,7 @@ main(int argc, char** argv)
                 if (i == 0 && std::getenv("AQMLAB_XVAL_CWND"))
                 {
                     g_cwnd.open(out + ".cwnd");
+                    st->socket->traced = true;
                     st->socket->TraceConnectWithoutContext("CongestionWindow",
                                                            MakeBoundCallback(&OnWindow, "cwnd"));
                     st->socket->TraceConnectWithoutContext("SlowStartThreshold",

@@ -178,8 +178,8 @@ pub struct TcpConfig {
     /// from older scenario files: off.
     #[serde(default)]
     pub rescue_retransmit: bool,
-    /// The window while an ECN reduction's CWR phase lasts; see [`EcnCwr`]. The `ns3` profile
-    /// resolves it from `prr` (see [`TcpConfig::resolve`]). Absent from older scenario files:
+    /// The window while an ECN reduction's CWR phase lasts; see [`EcnCwr`]. The `ns3` and `linux`
+    /// profiles resolve it from `prr` (see [`TcpConfig::resolve`]). Absent from older scenario files:
     /// grow.
     #[serde(default)]
     pub ecn_cwr: EcnCwr,
@@ -309,7 +309,8 @@ impl TcpConfig {
     ///   kept across a timeout, HyStart (tcp_cubic's default), RACK-TLP (RFC 8985, the default
     ///   since Linux 4.18), the pre-RACK lost-retransmission test when RACK is off, CUBIC's
     ///   fixed α_cubic, a 3 MiB receive window and a 4 MiB send buffer, option bytes as Linux
-    ///   aligns them. Not modelled: pacing, RACK's adaptive reordering window, receive-buffer
+    ///   aligns them, an ECN reduction through PRR without growth until the window of the echo
+    ///   is acknowledged ([`EcnCwr::Prr`]; Prague reduces at once and keeps `grow`). Not modelled: pacing, RACK's adaptive reordering window, receive-buffer
     ///   autotuning, integer cwnd arithmetic (β = 717/1024). HyStart is turned off when another
     ///   congestion control is chosen in this profile without saying `hystart` (Linux's Reno
     ///   and DCTCP have none; see [`TcpConfig::resolve`]).
@@ -419,6 +420,8 @@ impl TcpConfig {
     ///   "byte_counting"` in the ns-3 profiles unless the congestion control is NewReno (found
     ///   by `aqmlab xval`: with `per_ack`, a CUBIC flow's cycles were 14 % longer than ns-3's);
     /// - Linux runs HyStart inside tcp_cubic only: its Reno and DCTCP have none;
+    /// - Linux and ns-3 hand an ECN reduction to the loss-recovery machinery: `ecn_cwr = "prr"`
+    ///   with PRR (`"hold"` without), except tcp_prague, whose own cong_control replaces it;
     /// - Prague sends ECT(1) (RFC 9331 §4.1), reads Accurate ECN feedback (`ecn = "accecn"`;
     ///   tcp_prague needs AccECN) and paces.
     ///
@@ -445,6 +448,14 @@ impl TcpConfig {
         if profile == "ns3" && !given("ecn_cwr") {
             // EnterCwr hands the reduction to the recovery algorithm ns-3 runs for losses.
             cfg.ecn_cwr = if cfg.prr { EcnCwr::Prr } else { EcnCwr::Hold };
+        }
+        if profile == "linux" && cfg.cc != "prague" && !given("ecn_cwr") {
+            // tcp_enter_cwr starts a reduction (tcp_init_cwnd_reduction) and tcp_cong_control
+            // calls tcp_cwnd_reduction instead of cong_avoid while it lasts: PRR, no growth.
+            // tcp_prague brings its own cong_control, which tcp_cong_control then calls instead,
+            // so its immediate reduction keeps `grow`. With prr or sack off the rule of PRR's
+            // absence is ns-3's, `hold`.
+            cfg.ecn_cwr = if cfg.prr && cfg.sack { EcnCwr::Prr } else { EcnCwr::Hold };
         }
         if profile == "linux" && cfg.cc != "cubic" && !given("hystart") {
             cfg.hystart = false;
@@ -540,7 +551,10 @@ mod tests {
         assert_eq!(r("ns3", "{}").unwrap().ecn_cwr, EcnCwr::Prr);
         assert_eq!(r("ns3", r#"{"prr": false}"#).unwrap().ecn_cwr, EcnCwr::Hold);
         assert_eq!(r("ns3", r#"{"prr": false, "ecn_cwr": "grow"}"#).unwrap().ecn_cwr, EcnCwr::Grow);
-        assert_eq!(r("linux", "{}").unwrap().ecn_cwr, EcnCwr::Grow);
+        assert_eq!(r("linux", "{}").unwrap().ecn_cwr, EcnCwr::Prr);
+        assert_eq!(r("linux", r#"{"cc": "dctcp", "ecn": "dctcp"}"#).unwrap().ecn_cwr, EcnCwr::Prr);
+        assert_eq!(r("linux", r#"{"sack": false, "prr": false}"#).unwrap().ecn_cwr, EcnCwr::Hold);
+        assert_eq!(r("linux", r#"{"cc": "prague"}"#).unwrap().ecn_cwr, EcnCwr::Grow);
         assert!(r("ns3", r#"{"sack": false, "prr": false, "ecn_cwr": "prr"}"#).unwrap_err().starts_with("ecn_cwr:"));
         assert!(r("bsd", "{}").unwrap_err().starts_with("profile: unknown TCP profile 'bsd'"));
         assert!(r("ns3", r#"{"window": 3}"#).unwrap_err().starts_with("window: unknown TCP setting"));
