@@ -76,7 +76,7 @@ def _coexistence() -> Experiment:
             # Reno's 1.22 / sqrt(p_C) and DCTCP's 2 / p_L at k = 2 within their constants), so
             # each rate is turned into packets in flight over its own round trip: the base RTT
             # plus the flow's mean bottleneck sojourn, measured at the queue, not by TCP.
-            base = r.summary["flows"][0]["rtt_base_s"]
+            base = float(r.flow_column("rtt_base_s")[0])
             rtt_l, rtt_c = base + float(np.mean(l_sojourn)), base + float(np.mean(c_sojourn))
             m[f"{q}_rtt_ratio"] = rtt_c / rtt_l
             m[f"{q}_window_ratio"] = (prague * rtt_l) / (cubic * rtt_c) if cubic > 0 else float("inf")
