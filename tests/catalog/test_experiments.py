@@ -8,6 +8,7 @@ from aqmlab import catalog
 from aqmlab.analysis.pie_maps import check_paper_claims
 from aqmlab.catalog import expected
 from aqmlab.catalog.core import MISSING, NULL_UNAVAILABLE, REPRODUCED
+from aqmlab.catalog.runner import CLAIMS_CAPTION
 
 # The quick catalog (every experiment over 5 seeds and 2 null-control seeds, about 7 runs each)
 # is built once per session by the first test that needs it, which can take longer than the
@@ -30,7 +31,10 @@ def test_quick_run_judges_every_claim(quick_outcomes, exp_id):
     wrong = [(expected.claim_key(exp, i), f"expected {w}, got {c.verdict}", c.detail)
              for i, (c, w) in enumerate(zip(out.checks, wanted)) if c.verdict != w]
     assert not wrong, wrong
-    assert out.figures and all(png.startswith(b"\x89PNG") for _, png in out.figures)
+    # The experiment's own figures, then the claims figure of the report.
+    own = [png for caption, png in out.figures if caption != CLAIMS_CAPTION]
+    assert own and all(png.startswith(b"\x89PNG") for _, png in out.figures)
+    assert out.figures[-1][0] == CLAIMS_CAPTION and len(own) == len(out.figures) - 1
     assert set(out.scenarios_toml) == set(exp.scenarios(True))
 
 

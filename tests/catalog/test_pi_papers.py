@@ -12,6 +12,7 @@ from aqmlab import Scenario, catalog
 from aqmlab.analysis.design import design_p, design_pi, pi_to_digital
 from aqmlab.catalog import pi2_wns3_2017 as pi2
 from aqmlab.catalog import pi_infocom2001 as pi
+from aqmlab.catalog.runner import CLAIMS_CAPTION
 
 PI_IDS = {f"pi01-exp{n}" for n in range(1, 9)} | {"pi01-fig7", "pi01-fig16-20", "pi01-design"}
 PI2_IDS = {"pi2wns3-s1", "pi2wns3-s2", "pi2wns3-s3", "pi2wns3-s4-20tcp", "pi2wns3-s4-mix"}
@@ -118,7 +119,8 @@ def test_tradeoff_curves_come_from_sweeps(quick_outcomes):
     m = out.metrics
     for mix in ("ftp", "mix"):
         assert m[f"{mix}_delay_slope_x_c"] > 0
-    assert len(out.figures) == 2
+    # The experiment's two figures, then the report's claims figure.
+    assert [c == CLAIMS_CAPTION for c, _ in out.figures] == [False, False, True]
 
 
 def test_pi2_no_worse_than_pie(quick_outcomes):
