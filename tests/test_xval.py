@@ -66,6 +66,7 @@ def scenario(**changes):
     ({"flows.0.ecn": "dctcp"}, "flows[0].ecn"),
     ({"flows.0.ecn_cwr": "grow"}, "flows[0].ecn_cwr"),
     ({"flows.0.prr": False, "flows.0.ecn_cwr": "prr"}, "flows[0].ecn_cwr"),
+    ({"flows.0.prr_delivered": "rfc6937"}, "flows[0].prr_delivered"),
 ])
 def test_unsupported_settings_are_refused_by_name(changes, field):
     with pytest.raises(ScenarioError) as e:
