@@ -115,6 +115,21 @@ pub enum PrrDelivered {
     Ns3,
 }
 
+/// PRR's RecoverFS at the start of a loss recovery (an ECN reduction's is the pipe at the echo
+/// either way: ns-3.44's EnterCwr sets m_bytesInFlight by BytesInFlight() first).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverFs {
+    /// RFC 6937 §3: the FlightSize, snd.nxt − snd.una.
+    #[default]
+    Flight,
+    /// The RFC 6675 pipe with the head segment counted lost, before the fast retransmission:
+    /// ns-3.44's TcpPrrRecovery::EnterRecovery takes m_bytesInFlight, which
+    /// TcpSocketBase::EnterRecovery has just set (BytesInFlight() after MarkHeadAsLost). ns-3
+    /// after 3.44 uses the FlightSize.
+    Pipe,
+}
+
 /// What one ACK delivered, as PRR reads it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Delivery {

@@ -13,7 +13,7 @@ use aqm::Nanos;
 use super::cc::{Cc, Growth, ReduceFrom};
 use super::prague::AckInfo;
 use super::hystart::{Exit, HyStart};
-use super::params::{EcnCwr, EcnMode, PrrDelivered, TcpConfig};
+use super::params::{EcnCwr, EcnMode, PrrDelivered, RecoverFs, TcpConfig};
 use super::rack::{self, Rack};
 use super::recovery::{next_seg, Delivery, NextSeg, NextSegInput, Prr, Retransmissions};
 use super::rto::RttEstimator;
@@ -54,6 +54,7 @@ struct Params {
     ecn: bool,
     ecn_cwr: EcnCwr,
     prr_delivered: PrrDelivered,
+    prr_recover_fs: RecoverFs,
     /// How the receiver feeds CE back.
     feedback: EcnMode,
     pace: bool,
@@ -125,6 +126,7 @@ impl TcpSender {
                 ecn: cfg.ecn != EcnMode::Off,
                 ecn_cwr: cfg.ecn_cwr,
                 prr_delivered: cfg.prr_delivered,
+                prr_recover_fs: cfg.prr_recover_fs,
                 feedback: cfg.ecn,
                 pace: cfg.pacing,
                 ect: cfg.ect.codepoint(),
@@ -619,7 +621,10 @@ impl TcpSender {
     fn enter_recovery(&mut self, now: Nanos, delivered: Delivery, out: &mut Vec<Segment>) {
         self.stats.fast_recoveries += 1;
         let before = self.cwnd;
-        let flight = self.flight();
+        let recover_fs = match self.p.prr_recover_fs {
+            RecoverFs::Flight => self.flight(),
+            RecoverFs::Pipe => self.in_network(true),
+        };
         let base = self.reduction_base(true);
         self.ssthresh = self.cc.ssthresh_on_congestion(self.cwnd, base, false);
         let point = self.snd_max;
@@ -628,7 +633,7 @@ impl TcpSender {
         let repair = if self.p.sack {
             let mut rtx = Retransmissions::default();
             rtx.record(self.snd_una, self.snd_max, now);
-            let prr = self.p.prr.then(|| Prr::start(flight, self.p.prr_delivered));
+            let prr = self.p.prr.then(|| Prr::start(recover_fs, self.p.prr_delivered));
             Repair::Sack(SackRecovery { high_rxt: self.snd_una, rtx, prr, rescued: false })
         } else {
             Repair::NewReno { partial_seen: false }

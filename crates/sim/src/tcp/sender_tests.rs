@@ -421,6 +421,27 @@ fn prr_spreads_the_reduction_over_the_round_trip() {
 }
 
 #[test]
+fn ns3_prr_counts_a_segment_per_duplicate_ack_from_the_pipe() {
+    // The same losses in the `ns3` profile (limited transmit off), by hand from ns-3.44's
+    // TcpSocketBase and TcpPrrRecovery: at the 3rd ACK EnterRecovery finds the head lost, pipe
+    // 20 − 3 SACKed − 1 lost = 16, ssthresh 8 (TcpNewReno halves it), RecoverFS 16; DoRecovery
+    // (isDupAck) counts 1 + 1: ⌈2·8/16⌉ = 1 forced segment, the fast retransmission. Each later
+    // duplicate ACK adds 1 + 1 while prr_delivered < 16: 4, 6, …, 16 at ACKs 4 to 10, and
+    // ⌈prr_delivered/2⌉ − prr_out = 1 sends a segment on each; then 17, 18, … send on every
+    // other ACK (ACKs 11, 13, 15, 17, 19). The pipe stays above ssthresh throughout.
+    let cfg = TcpConfig { limited_transmit: false, ..TcpConfig::profile("ns3").unwrap() };
+    let (mut s, mut out) = with_window(&cfg, 20);
+    let mut sent_per_ack = Vec::new();
+    for k in 1..=19u64 {
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
+        sent_per_ack.push(out.iter().filter(|s| !s.retransmit).count());
+        out.clear();
+    }
+    assert_eq!(s.ssthresh, 8.0);
+    assert_eq!(sent_per_ack, vec![0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+}
+
+#[test]
 fn limited_transmit_sends_on_the_first_two_dupacks() {
     let cfg = TcpConfig { limited_transmit: true, ..newreno() };
     let (mut s, mut out) = with_window(&cfg, 4);
