@@ -421,7 +421,8 @@ class TcpGroup(FlowGroup):
     prr_delivered: str | None = spec(Choice(("rfc6937", "ns3")), "how PRR counts the data each ACK delivers: "
                                      "once (RFC 6937), or as ns-3.44's TcpPrrRecovery does (a segment more per "
                                      "call for a duplicate ACK while under RecoverFS, SACK or not; an ACK that SACKs "
-                                     "and advances counted twice)", default=None, sim="prr_delivered")
+                                     "and advances counted twice; sndcnt in bytes, its product in 32 bits)",
+                                     default=None, sim="prr_delivered")
     prr_recover_fs: str | None = spec(Choice(("flight", "pipe")), "PRR's RecoverFS in a loss recovery: the "
                                       "FlightSize (RFC 6937) or the pipe with the head counted lost (ns-3.44)",
                                       default=None, sim="prr_recover_fs")

@@ -270,7 +270,8 @@ def _tcp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
     if t["prr"] or t["ecn_cwr"] == "prr":
         _need(t["prr_delivered"], "ns3", f"{path}.prr_delivered",
               "TcpPrrRecovery::DoRecovery adds a segment per isDupAck call under RecoverFS, with SACK too, and "
-              "TcpSocketBase::ProcessAck hands an ACK that SACKs and advances to it twice")
+              "computes sndcnt in bytes with a 32-bit product; TcpSocketBase::ProcessAck hands an ACK that SACKs "
+              "and advances to it twice")
     if t["prr"]:
         _need(t["prr_recover_fs"], "pipe", f"{path}.prr_recover_fs",
               "TcpPrrRecovery::EnterRecovery takes RecoverFS from m_bytesInFlight, the pipe EnterRecovery has "

@@ -55,6 +55,8 @@ struct Params {
     ecn_cwr: EcnCwr,
     prr_delivered: PrrDelivered,
     prr_recover_fs: RecoverFs,
+    /// Payload bytes per segment.
+    mss: u32,
     /// How the receiver feeds CE back.
     feedback: EcnMode,
     pace: bool,
@@ -127,6 +129,7 @@ impl TcpSender {
                 ecn_cwr: cfg.ecn_cwr,
                 prr_delivered: cfg.prr_delivered,
                 prr_recover_fs: cfg.prr_recover_fs,
+                mss: payload,
                 feedback: cfg.ecn,
                 pace: cfg.pacing,
                 ect: cfg.ect.codepoint(),
@@ -487,7 +490,7 @@ impl TcpSender {
             EcnCwr::Hold => Some(Reducing::Hold),
             EcnCwr::Prr => {
                 let pipe = self.pipe();
-                let mut prr = Prr::start_cwr(pipe, self.p.prr_delivered);
+                let mut prr = Prr::start_cwr(pipe, self.p.prr_delivered, self.p.mss);
                 // ns-3.44 EnterCwr → TcpPrrRecovery::EnterRecovery: DoRecovery with isDupAck.
                 self.cwnd = prr.on_ack(delivered, true, pipe as f64, self.ssthresh);
                 Some(Reducing::Prr(prr))
@@ -633,7 +636,7 @@ impl TcpSender {
         let repair = if self.p.sack {
             let mut rtx = Retransmissions::default();
             rtx.record(self.snd_una, self.snd_max, now);
-            let prr = self.p.prr.then(|| Prr::start(recover_fs, self.p.prr_delivered));
+            let prr = self.p.prr.then(|| Prr::start(recover_fs, self.p.prr_delivered, self.p.mss));
             Repair::Sack(SackRecovery { high_rxt: self.snd_una, rtx, prr, rescued: false })
         } else {
             Repair::NewReno { partial_seen: false }
