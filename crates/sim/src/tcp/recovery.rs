@@ -153,7 +153,7 @@ pub struct Prr {
     delivered: u64,
     /// prr_out: data sent since the recovery started.
     out: u64,
-    /// RecoverFS: the flight size when the recovery started.
+    /// RecoverFS: the data in flight when the recovery started (see [`RecoverFs`]).
     recover_fs: u64,
     rule: PrrDelivered,
     /// Bytes per segment (ns-3's arithmetic is in bytes).
@@ -283,10 +283,11 @@ mod tests {
         assert_eq!(p.on_delivered(0, 8.0, 10.0), 10.0);
     }
 
-    /// A duplicate ACK that SACKs `n` segments, one that also advances snd_una.
+    /// A duplicate ACK that SACKs `n` segments.
     fn dup(n: u64) -> Delivery {
         Delivery { segments: n, advanced: false, sacked: true }
     }
+    /// An ACK that advances snd_una, delivering `n` segments, SACKing some of them or not.
     fn partial(n: u64, sacked: bool) -> Delivery {
         Delivery { segments: n, advanced: true, sacked }
     }
