@@ -214,6 +214,23 @@ def test_fidelity_settings_resolve_per_profile_and_override():
         Scenario.from_dict(tcp_group(cubic_alpha="linux"))
 
 
+def test_prr_rules_are_ns3_only_in_the_ns3_profile():
+    """ns-3.44's TcpPrrRecovery count and RecoverFS in the `ns3` profile, RFC 6937's elsewhere; a
+    scenario may set either, and nothing else."""
+    def rule(**kw):
+        t = Scenario.from_dict(tcp_group(**kw)).sim_config["flows"][0]["transport"]
+        return t["prr_delivered"], t["prr_recover_fs"]
+
+    rfc = ("rfc6937", "flight")
+    assert [rule(profile=p) for p in ("ns2-sack", "ns3", "ns3.26", "linux")] == [rfc, ("ns3", "pipe"), rfc, rfc]
+    assert rule(profile="ns3", prr_delivered="rfc6937", prr_recover_fs="flight") == rfc
+    assert rule(profile="linux", prr_delivered="ns3") == ("ns3", "flight")
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.prr_delivered: expected one of 'rfc6937', 'ns3'"):
+        Scenario.from_dict(tcp_group(prr_delivered="linux"))
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.prr_recover_fs: expected one of 'flight', 'pipe'"):
+        Scenario.from_dict(tcp_group(prr_recover_fs="cwnd"))
+
+
 def test_per_flow_start_times_are_replayed():
     s = Scenario.from_dict({**tcp_group(start=["0s", "1.5s"]), "duration": "3s"})
     starts = [f["start_s"] for f in aqmlab.run(s, progress=False).flow_rows()]

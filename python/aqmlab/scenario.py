@@ -418,6 +418,14 @@ class TcpGroup(FlowGroup):
                                "then outstanding is acknowledged: grows (RFC 3168 as written), held at ssthresh "
                                "(ns-3 without PRR), or brought down by PRR (ns-3 with PRR, Linux)",
                                default=None, sim="ecn_cwr")
+    prr_delivered: str | None = spec(Choice(("rfc6937", "ns3")), "how PRR counts the data each ACK delivers: "
+                                     "once (RFC 6937), or as ns-3.44's TcpPrrRecovery does (a segment more per "
+                                     "call for a duplicate ACK while under RecoverFS, SACK or not; an ACK that SACKs "
+                                     "and advances counted twice; sndcnt in bytes, its product in 32 bits)",
+                                     default=None, sim="prr_delivered")
+    prr_recover_fs: str | None = spec(Choice(("flight", "pipe")), "PRR's RecoverFS in a loss recovery: the "
+                                      "FlightSize (RFC 6937) or the pipe with the head counted lost (ns-3.44)",
+                                      default=None, sim="prr_recover_fs")
     pacing: bool | None = spec(Bool(), "pace data at a multiple of cwnd/srtt (Linux's internal pacing; on for "
                                "Prague)", default=None, sim="pacing")
     prague: str | None = spec(Choice(("linux", "draft")), "which TCP Prague: `linux` (tcp_prague v0.7: α from 0, "

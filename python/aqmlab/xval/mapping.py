@@ -267,6 +267,15 @@ def _tcp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
     _need(t["ecn_cwr"], "prr" if t["prr"] else "hold", f"{path}.ecn_cwr",
           "TcpSocketBase::EnterCwr hands the ECN reduction to the recovery algorithm (PRR or classic) and "
           "does not grow the window in CA_CWR")
+    if t["prr"] or t["ecn_cwr"] == "prr":
+        _need(t["prr_delivered"], "ns3", f"{path}.prr_delivered",
+              "TcpPrrRecovery::DoRecovery adds a segment per isDupAck call under RecoverFS, with SACK too, and "
+              "computes sndcnt in bytes with a 32-bit product; TcpSocketBase::ProcessAck hands an ACK that SACKs "
+              "and advances to it twice")
+    if t["prr"]:
+        _need(t["prr_recover_fs"], "pipe", f"{path}.prr_recover_fs",
+              "TcpPrrRecovery::EnterRecovery takes RecoverFS from m_bytesInFlight, the pipe EnterRecovery has "
+              "just computed")
     _need(t["rwnd"], 1 << 30, f"{path}.rwnd", "ns-3 bounds the window in bytes only (rcv_wnd)")
     _need(t["initial_rto_ns"], NS3_INITIAL_RTO_NS, f"{path}.initial_rto", "RttEstimator's InitialEstimation is 1 s")
     _need(t["max_rto_ns"], NS3_MAX_RTO_NS, f"{path}.max_rto", "TcpSocketBase caps the RTO at 60 s")

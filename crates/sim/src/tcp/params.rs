@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 pub use super::cc::{CubicAlpha, Growth, ReduceFrom};
 pub use super::prague::PragueVariant;
+pub use super::recovery::{PrrDelivered, RecoverFs};
 
 /// How the receiver echoes congestion marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,6 +184,16 @@ pub struct TcpConfig {
     /// grow.
     #[serde(default)]
     pub ecn_cwr: EcnCwr,
+    /// How PRR (loss recovery with `prr`, ECN reductions with `ecn_cwr = "prr"`) counts the data
+    /// each ACK delivered: as RFC 6937 §3 does, or as ns-3.44 does; see [`PrrDelivered`]. The
+    /// `ns3` profile has `ns3`, the others `rfc6937`. Absent from older scenario files: rfc6937.
+    #[serde(default)]
+    pub prr_delivered: PrrDelivered,
+    /// PRR's RecoverFS in a loss recovery: the FlightSize (RFC 6937 §3) or the pipe (ns-3.44);
+    /// see [`RecoverFs`]. The `ns3` profile has `pipe`, the others `flight`. Absent from older
+    /// scenario files: flight.
+    #[serde(default)]
+    pub prr_recover_fs: RecoverFs,
     /// Pace data at ratio·max(cwnd, in flight)/srtt (Linux's internal pacing, EDT: each segment
     /// leaves no earlier than one interval after the previous one); the ratio is 2 in slow start
     /// (cwnd < ssthresh/2) and 1.2 after (tcp_update_pacing_rate), Prague's 2 and 1
@@ -300,7 +311,9 @@ impl TcpConfig {
     ///   pipe; from cwnd for TcpCubic and TcpDctcp, see [`TcpConfig::resolve`]), 128 KiB send
     ///   and receive buffers, option bytes as ns-3's TcpHeader counts them, a lost retransmission
     ///   left to the RTO, an ECN reduction through PRR without growth until the window of the
-    ///   echo is acknowledged ([`EcnCwr::Prr`]; [`EcnCwr::Hold`] with `prr = false`).
+    ///   echo is acknowledged ([`EcnCwr::Prr`]; [`EcnCwr::Hold`] with `prr = false`), PRR's
+    ///   delivered data counted as TcpPrrRecovery counts it ([`PrrDelivered::Ns3`]) and its
+    ///   RecoverFS the pipe ([`RecoverFs::Pipe`]).
     /// - `ns3.26`: what the PI² paper (WNS3'17) ran: NewReno without SACK, IW 1, MinRto 1 s,
     ///   delayed ACKs 2/200 ms, timestamps, limited transmit, ssthresh from ns-3.26's RFC 4898
     ///   BytesInFlight, 128 KiB buffers.
@@ -358,6 +371,8 @@ impl TcpConfig {
             lost_retransmit: false,
             rescue_retransmit: false,
             ecn_cwr: EcnCwr::Grow,
+            prr_delivered: PrrDelivered::Rfc6937,
+            prr_recover_fs: RecoverFs::Flight,
             pacing: false,
             prague: PragueVariant::Linux,
         };
@@ -382,7 +397,7 @@ impl TcpConfig {
                 delack_timeout_ns: 100 * MS,
                 ..base
             },
-            "ns3" => TcpConfig { prr: true, limited_transmit: true, ..base },
+            "ns3" => TcpConfig { prr: true, limited_transmit: true, prr_delivered: PrrDelivered::Ns3, prr_recover_fs: RecoverFs::Pipe, ..base },
             "ns3.26" => TcpConfig { sack: false, initial_cwnd: 1, limited_transmit: true, ..base },
             "linux" => TcpConfig {
                 cc: "cubic".into(),
@@ -495,6 +510,11 @@ mod tests {
         // ns-3.44's TcpCubic and Linux's tcp_cubic keep α_cubic (CubicAlpha::Fixed).
         assert!(all.iter().all(|c| c.cubic_alpha == CubicAlpha::Fixed));
         assert_eq!(all.iter().map(|c| c.lost_retransmit).collect::<Vec<_>>(), vec![false, false, false, true]);
+        // ns-3.44's TcpPrrRecovery counts PRR's deliveries its own way; the others follow RFC 6937.
+        let rule = |c: &TcpConfig| c.prr_delivered;
+        assert_eq!(all.iter().map(rule).collect::<Vec<_>>(), [PrrDelivered::Rfc6937, PrrDelivered::Ns3, PrrDelivered::Rfc6937, PrrDelivered::Rfc6937]);
+        let fs = |c: &TcpConfig| c.prr_recover_fs;
+        assert_eq!(all.iter().map(fs).collect::<Vec<_>>(), [RecoverFs::Flight, RecoverFs::Pipe, RecoverFs::Flight, RecoverFs::Flight]);
         assert!(TcpConfig::profile("bsd").is_none());
     }
 
@@ -574,7 +594,7 @@ mod tests {
         v.as_object_mut().unwrap().remove("rack");
         v.as_object_mut().unwrap().remove("cubic_alpha");
         v.as_object_mut().unwrap().remove("lost_retransmit");
-        for k in ["rcv_wnd_bytes", "snd_buf_bytes", "option_bytes", "rescue_retransmit"] {
+        for k in ["rcv_wnd_bytes", "snd_buf_bytes", "option_bytes", "rescue_retransmit", "prr_delivered", "prr_recover_fs"] {
             v.as_object_mut().unwrap().remove(k);
         }
         let c: TcpConfig = serde_json::from_value(v).unwrap();
@@ -583,6 +603,7 @@ mod tests {
         assert_eq!(c.cubic_alpha, CubicAlpha::Rfc9438);
         assert!(c.lost_retransmit);
         assert_eq!((c.rcv_wnd_bytes, c.snd_buf_bytes, c.option_bytes, c.rescue_retransmit), (None, None, OptionBytes::Uncounted, false));
+        assert_eq!((c.prr_delivered, c.prr_recover_fs), (PrrDelivered::Rfc6937, RecoverFs::Flight));
         c.validate().unwrap();
     }
 }

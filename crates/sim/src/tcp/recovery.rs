@@ -5,6 +5,7 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use aqm::Nanos;
+use serde::{Deserialize, Serialize};
 
 use super::scoreboard::Scoreboard;
 
@@ -90,6 +91,61 @@ pub enum Verdict {
     Wait(Nanos),
 }
 
+/// How PRR counts the data an ACK delivered (prr_delivered).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrrDelivered {
+    /// RFC 6937 §3: each ACK's DeliveredData once (the change in snd_una plus the newly SACKed
+    /// data).
+    #[default]
+    Rfc6937,
+    /// ns-3.44's TcpPrrRecovery as TcpSocketBase calls it. DoRecovery adds one segment to the
+    /// DeliveredData it is given on every call with isDupAck = true while prr_delivered <
+    /// RecoverFS (without SACK, the delivery a duplicate ACK stands for), although with SACK
+    /// that DeliveredData (ReceivedAck's currentDelivered, from the rate sampler) already holds
+    /// the newly SACKed data. The calls with isDupAck = true: TcpPrrRecovery::EnterRecovery's,
+    /// for the ACK that starts a recovery (TcpSocketBase::EnterRecovery, from DupAck) or an
+    /// ECN reduction (EnterCwr); and DupAck's in CA_RECOVERY, for every ACK that SACKs new
+    /// data (ProcessAck: isDupack = scoreboardUpdated with SACK, whether or not the ACK also
+    /// advances). An ACK that also advances snd_una is handed to DoRecovery a second time
+    /// with isDupAck = false and the same DeliveredData (ProcessAck's partial-ACK branch in
+    /// CA_RECOVERY, its CA_CWR branch), and the window is that call's. ns-3 after 3.44 drops
+    /// the segment with SACK (TcpPrrRecovery::DoRecovery checks m_sackEnabled) and keeps the
+    /// second call. Its proportional sndcnt is computed in bytes, and the product
+    /// prr_delivered · ssthresh in 32 bits (both are uint32_t), which wraps once it passes 2³²:
+    /// with 948-byte segments once prr_delivered · ssthresh exceeds 4779 segments² (e.g.
+    /// ssthresh 135 and 36 segments delivered), after which sndcnt falls to nothing or a
+    /// fraction of its value and the recovery stops sending (fixed after 3.44, ns-3 issue
+    /// #1282).
+    Ns3,
+}
+
+/// PRR's RecoverFS at the start of a loss recovery (an ECN reduction's is the pipe at the echo
+/// either way: ns-3.44's EnterCwr sets m_bytesInFlight by BytesInFlight() first).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverFs {
+    /// RFC 6937 §3: the FlightSize, snd.nxt − snd.una.
+    #[default]
+    Flight,
+    /// The RFC 6675 pipe with the head segment counted lost, before the fast retransmission:
+    /// ns-3.44's TcpPrrRecovery::EnterRecovery takes m_bytesInFlight, which
+    /// TcpSocketBase::EnterRecovery has just set (BytesInFlight() after MarkHeadAsLost). ns-3
+    /// after 3.44 uses the FlightSize.
+    Pipe,
+}
+
+/// What one ACK delivered, as PRR reads it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Delivery {
+    /// RFC 6937 DeliveredData: segments newly acknowledged, cumulatively or by SACK.
+    pub segments: u64,
+    /// The ACK advanced snd_una.
+    pub advanced: bool,
+    /// The ACK SACKed data not SACKed before.
+    pub sacked: bool,
+}
+
 /// Proportional Rate Reduction (RFC 6937 §3).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prr {
@@ -97,19 +153,22 @@ pub struct Prr {
     delivered: u64,
     /// prr_out: data sent since the recovery started.
     out: u64,
-    /// RecoverFS: the flight size when the recovery started.
+    /// RecoverFS: the data in flight when the recovery started (see [`RecoverFs`]).
     recover_fs: u64,
+    rule: PrrDelivered,
+    /// Bytes per segment (ns-3's arithmetic is in bytes).
+    mss: u32,
 }
 
 impl Prr {
     /// A recovery starts with `recover_fs` in flight; its fast retransmit is already counted.
-    pub fn start(recover_fs: u64) -> Self {
-        Prr { delivered: 0, out: 1, recover_fs }
+    pub fn start(recover_fs: u64, rule: PrrDelivered, mss: u32) -> Self {
+        Prr { delivered: 0, out: 1, recover_fs, rule, mss }
     }
 
     /// An ECN reduction's PRR (no retransmission starts it): RecoverFS is the pipe at the echo.
-    pub fn start_cwr(recover_fs: u64) -> Self {
-        Prr { delivered: 0, out: 0, recover_fs }
+    pub fn start_cwr(recover_fs: u64, rule: PrrDelivered, mss: u32) -> Self {
+        Prr { delivered: 0, out: 0, recover_fs, rule, mss }
     }
 
     /// One segment sent.
@@ -117,18 +176,46 @@ impl Prr {
         self.out += 1;
     }
 
+    /// The window for an ACK that delivered `d`, by the configured count (see
+    /// [`PrrDelivered`]). `dup_call`: ns-3.44 hands this ACK to DoRecovery with isDupAck =
+    /// true (the callers say why); it then also does with isDupAck = false when the ACK
+    /// advanced.
+    pub fn on_ack(&mut self, d: Delivery, dup_call: bool, pipe: f64, ssthresh: f64) -> f64 {
+        if self.rule == PrrDelivered::Ns3 && dup_call {
+            let credit = u64::from(self.delivered < self.recover_fs);
+            let cwnd = self.on_delivered(d.segments + credit, pipe, ssthresh);
+            if !d.advanced {
+                return cwnd;
+            }
+        }
+        self.on_delivered(d.segments, pipe, ssthresh)
+    }
+
     /// RFC 6937 §3: `delivered` more segments reached the receiver; returns the window for
     /// this ACK, pipe + sndcnt: proportional while the pipe is above ssthresh, slow-start
     /// reduction bound (PRR-SSRB) once it is below.
-    pub fn on_delivered(&mut self, delivered: u64, pipe: f64, ssthresh: f64) -> f64 {
+    fn on_delivered(&mut self, delivered: u64, pipe: f64, ssthresh: f64) -> f64 {
         self.delivered += delivered;
         let sndcnt = if pipe > ssthresh {
-            (self.delivered as f64 * ssthresh / self.recover_fs.max(1) as f64).ceil() - self.out as f64
+            match self.rule {
+                PrrDelivered::Rfc6937 => (self.delivered as f64 * ssthresh / self.recover_fs.max(1) as f64).ceil() - self.out as f64,
+                PrrDelivered::Ns3 => self.ns3_proportional(ssthresh),
+            }
         } else {
             let limit = (self.delivered.saturating_sub(self.out)).max(delivered) as f64 + 1.0;
             (ssthresh - pipe).min(limit)
         };
         pipe + sndcnt.max(0.0)
+    }
+
+    /// ns-3.44 TcpPrrRecovery::DoRecovery's proportional sndcnt, in segments: ⌈prr_delivered ·
+    /// ssthresh / RecoverFS⌉ − prr_out in bytes, the product wrapped to 32 bits (see
+    /// [`PrrDelivered::Ns3`]); ssthresh in whole bytes, as ns-3 keeps it.
+    fn ns3_proportional(&self, ssthresh: f64) -> f64 {
+        let mss = u64::from(self.mss);
+        let product = ((self.delivered * mss) as u32).wrapping_mul((ssthresh * mss as f64) as u32);
+        let bytes = (f64::from(product) / (self.recover_fs * mss).max(1) as f64).ceil() - (self.out * mss) as f64;
+        bytes / mss as f64
     }
 }
 
@@ -187,13 +274,100 @@ mod tests {
         // RFC 6937 §3 by hand: RecoverFS 20, ssthresh 10. With the pipe at 17 (above
         // ssthresh), the first delivery allows ceil(1·10/20) − 1 = 0 more; the second,
         // ceil(2·10/20) − 1 = 0; the third ceil(1.5) − 1 = 1.
-        let mut p = Prr::start(20);
+        let mut p = Prr::start(20, PrrDelivered::Rfc6937, 948);
         assert_eq!(p.on_delivered(1, 17.0, 10.0), 17.0);
         assert_eq!(p.on_delivered(1, 16.0, 10.0), 16.0);
         assert_eq!(p.on_delivered(1, 15.0, 10.0), 16.0);
         // Below ssthresh: PRR-SSRB, min(ssthresh − pipe, max(prr_delivered − prr_out,
         // DeliveredData) + 1) = min(10 − 8, max(3 − 1, 0) + 1) = 2.
         assert_eq!(p.on_delivered(0, 8.0, 10.0), 10.0);
+    }
+
+    /// A duplicate ACK that SACKs `n` segments.
+    fn dup(n: u64) -> Delivery {
+        Delivery { segments: n, advanced: false, sacked: true }
+    }
+    /// An ACK that advances snd_una, delivering `n` segments, SACKing some of them or not.
+    fn partial(n: u64, sacked: bool) -> Delivery {
+        Delivery { segments: n, advanced: true, sacked }
+    }
+
+    #[test]
+    fn ns3_counts_a_segment_per_duplicate_ack_and_an_advancing_sack_twice() {
+        // ns-3.44's TcpPrrRecovery and TcpSocketBase::ProcessAck worked by hand, in segments of
+        // 948 bytes: RecoverFS 10, ssthresh 5, the pipe held at 7 then 6 (above ssthresh: the
+        // proportional rule, sndcnt = ⌈prr_delivered · 5 / 10⌉ − prr_out, the ceiling taken
+        // in bytes, so half segments stay). ns-3 computes the entering ACK's
+        // window before its fast retransmission (prr_out 0, pipe 6, sndcnt 1 forced and
+        // proportional alike: cwnd 7); here the retransmission is already counted (prr_out 1,
+        // pipe 7), which gives the same cwnd.
+        let ns3 = |d: Delivery, dup_call: bool, p: &mut Prr, pipe: f64| p.on_ack(d, dup_call, pipe, 5.0);
+        let mut p = Prr::start(10, PrrDelivered::Ns3, 948);
+        // Entry (EnterRecovery's DoRecovery with isDupAck): prr_delivered 0 < 10, 1 + 1 = 2;
+        // ⌈2 · 0.5⌉ − 1 = 0.
+        assert_eq!(ns3(dup(1), true, &mut p, 7.0), 7.0);
+        assert_eq!((p.delivered, p.out), (2, 1));
+        // A duplicate ACK (DupAck's DoRecovery): 2 < 10, prr_delivered 4, ⌈2⌉ − 1 = 1: one
+        // segment per duplicate ACK, where RFC 6937 sends one per two.
+        assert_eq!(ns3(dup(1), true, &mut p, 6.0), 7.0);
+        p.sent();
+        // An ACK that SACKs one segment and advances snd_una by one (DeliveredData 2): DupAck's
+        // call, 4 < 10, adds 2 + 1 = 7; the partial-ACK branch's adds 2 more: 9; the window is
+        // the second call's, 4.5 − 2 = 2.5.
+        assert_eq!(ns3(partial(2, true), true, &mut p, 6.0), 8.5);
+        assert_eq!(p.delivered, 9);
+        for _ in 0..3 {
+            p.sent();
+        }
+        // A partial ACK without new SACK information: the partial-ACK branch alone, 9 + 1 = 10,
+        // 5 − 5 = 0.
+        assert_eq!(ns3(partial(1, false), false, &mut p, 6.0), 6.0);
+        // prr_delivered has reached RecoverFS: no more credit, 10 + 1 = 11, 5.5 − 5 = 0.5.
+        assert_eq!(ns3(dup(1), true, &mut p, 6.0), 6.5);
+        assert_eq!(p.delivered, 11);
+
+        // RFC 6937 §3 on the same ACKs, sending what it allows: prr_delivered 1, 2, 4, 5, 6;
+        // sndcnt ⌈0.5⌉ − 1 = 0, ⌈1⌉ − 1 = 0, ⌈2⌉ − 1 = 1 (sent), ⌈2.5⌉ − 2 = 1 (sent), ⌈3⌉ − 3 = 0.
+        let mut r = Prr::start(10, PrrDelivered::Rfc6937, 948);
+        let acks = [(dup(1), 7.0, 7.0), (dup(1), 6.0, 6.0), (partial(2, true), 6.0, 7.0), (partial(1, false), 6.0, 7.0), (dup(1), 6.0, 6.0)];
+        for (d, pipe, cwnd) in acks {
+            assert_eq!(r.on_ack(d, true, pipe, 5.0), cwnd);
+            if cwnd > pipe {
+                r.sent();
+            }
+        }
+        assert_eq!(r.delivered, 6);
+    }
+
+    #[test]
+    fn ns3_ecn_reduction_counts_the_echoing_ack_twice_and_the_rest_once() {
+        // ns-3.44 EnterCwr → TcpPrrRecovery::EnterRecovery (RecoverFS 8, prr_out 0) then
+        // ProcessAck's CA_CWR branch, for an echo acknowledging 2 segments: 2 + 1 = 3, then
+        // 3 + 2 = 5; ssthresh 4, pipe 6: 5 · 4 / 8 − 0 = 2.5 (exact in bytes), cwnd 8.5 (RFC
+        // 6937: 2, ⌈1⌉, cwnd 7).
+        let echo = partial(2, false);
+        let mut p = Prr::start_cwr(8, PrrDelivered::Ns3, 948);
+        assert_eq!(p.on_ack(echo, true, 6.0, 4.0), 8.5);
+        assert_eq!(p.delivered, 5);
+        assert_eq!(Prr::start_cwr(8, PrrDelivered::Rfc6937, 948).on_ack(echo, true, 6.0, 4.0), 7.0);
+        (0..3).for_each(|_| p.sent());
+        // Later ACKs in CA_CWR: DupAck makes no call there, the CA_CWR branch one without
+        // isDupAck, even for an ACK that SACKs new data: 5 + 1 = 6, ⌈3⌉ − 3 = 0.
+        assert_eq!(p.on_ack(partial(1, true), false, 6.0, 4.0), 6.0);
+        assert_eq!(p.delivered, 6);
+    }
+
+    #[test]
+    fn ns3_product_wraps_at_32_bits() {
+        // ns-3.44 DoRecovery multiplies prr_delivered by ssthresh as uint32_t, in bytes: with
+        // 948-byte segments, ssthresh 135 (127 980 B) and RecoverFS 191 (181 068 B), 35
+        // segments delivered give 33 180 · 127 980 = 4 246 376 400 < 2³², ⌈/181 068⌉ = 23 452 B,
+        // less prr_out 948: 22 504 B; 36 give 4 367 701 440, wrapped 72 734 144, ⌈/181 068⌉ =
+        // 402 B, less 948: nothing (unwrapped it would be 24 122 − 948 B).
+        let mut p = Prr::start(191, PrrDelivered::Ns3, 948);
+        let w = p.on_ack(partial(35, false), false, 180.0, 135.0);
+        assert!((w - 180.0 - 22_504.0 / 948.0).abs() < 1e-9, "{w}");
+        assert_eq!(p.on_ack(partial(1, false), false, 180.0, 135.0), 180.0);
     }
 
     #[test]

@@ -13,9 +13,9 @@ use aqm::Nanos;
 use super::cc::{Cc, Growth, ReduceFrom};
 use super::prague::AckInfo;
 use super::hystart::{Exit, HyStart};
-use super::params::{EcnCwr, EcnMode, TcpConfig};
+use super::params::{EcnCwr, EcnMode, PrrDelivered, RecoverFs, TcpConfig};
 use super::rack::{self, Rack};
-use super::recovery::{next_seg, NextSeg, NextSegInput, Prr, Retransmissions};
+use super::recovery::{next_seg, Delivery, NextSeg, NextSegInput, Prr, Retransmissions};
 use super::rto::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::state::{CaState, Recovery, Reducing, Repair, SackRecovery, SenderStats, Timer, Timers};
@@ -53,6 +53,10 @@ struct Params {
     reduce_from: ReduceFrom,
     ecn: bool,
     ecn_cwr: EcnCwr,
+    prr_delivered: PrrDelivered,
+    prr_recover_fs: RecoverFs,
+    /// Payload bytes per segment.
+    mss: u32,
     /// How the receiver feeds CE back.
     feedback: EcnMode,
     pace: bool,
@@ -123,6 +127,9 @@ impl TcpSender {
                 reduce_from: cfg.reduce_from,
                 ecn: cfg.ecn != EcnMode::Off,
                 ecn_cwr: cfg.ecn_cwr,
+                prr_delivered: cfg.prr_delivered,
+                prr_recover_fs: cfg.prr_recover_fs,
+                mss: payload,
                 feedback: cfg.ecn,
                 pace: cfg.pacing,
                 ect: cfg.ect.codepoint(),
@@ -330,7 +337,7 @@ impl TcpSender {
         if self.ca.in_recovery() {
             self.rack_detect(now);
         } else if self.rack_starts_recovery(now) {
-            self.enter_recovery(now, 0, out);
+            self.enter_recovery(now, Delivery::default(), out);
         }
         self.send_allowed(now, out);
     }
@@ -378,7 +385,11 @@ impl TcpSender {
             }
         }
         // RFC 6937 DeliveredData: the cumulative advance plus the change in SACKed data.
-        let delivered = (newly_acked + self.sb.sacked()).saturating_sub(sacked_before);
+        let delivered = Delivery {
+            segments: (newly_acked + self.sb.sacked()).saturating_sub(sacked_before),
+            advanced: newly_acked > 0,
+            sacked: newly_sacked > 0,
+        };
         let now_s = now as f64 * 1e-9;
         let (marked, congested) = self.ce_feedback(a, newly_acked);
         let info = AckInfo { acked: newly_acked, marked, snd_una: a.ack, snd_max: self.snd_max, now: now_s, cwnd: self.cwnd, ssthresh: self.ssthresh };
@@ -464,7 +475,7 @@ impl TcpSender {
     /// that the echo may act): the window enters CWR, and is reduced when `reduce` (the
     /// controller may decline: see the caller). `delivered`: segments this ACK delivered (PRR's
     /// first step, with [`EcnCwr::Prr`]).
-    fn on_ece(&mut self, reduce: bool, delivered: u64) {
+    fn on_ece(&mut self, reduce: bool, delivered: Delivery) {
         if !reduce {
             self.ca = CaState::Cwr { until: self.snd_max, reducing: None };
             self.cwr_pending = self.p.ecn;
@@ -479,8 +490,9 @@ impl TcpSender {
             EcnCwr::Hold => Some(Reducing::Hold),
             EcnCwr::Prr => {
                 let pipe = self.pipe();
-                let mut prr = Prr::start_cwr(pipe);
-                self.cwnd = prr.on_delivered(delivered, pipe as f64, self.ssthresh);
+                let mut prr = Prr::start_cwr(pipe, self.p.prr_delivered, self.p.mss);
+                // ns-3.44 EnterCwr → TcpPrrRecovery::EnterRecovery: DoRecovery with isDupAck.
+                self.cwnd = prr.on_ack(delivered, true, pipe as f64, self.ssthresh);
                 Some(Reducing::Prr(prr))
             }
         };
@@ -496,7 +508,7 @@ impl TcpSender {
         self.cwr_pending = self.p.ecn;
     }
 
-    fn on_new_ack(&mut self, now: Nanos, ack: u64, newly_acked: u64, delivered: u64, out: &mut Vec<Segment>) {
+    fn on_new_ack(&mut self, now: Nanos, ack: u64, newly_acked: u64, delivered: Delivery, out: &mut Vec<Segment>) {
         if let Some(r) = &mut self.rack {
             r.acked(ack - self.snd_una);
         }
@@ -524,7 +536,9 @@ impl TcpSender {
                 // RFC 6298 §5.3: new data acknowledged restarts the timer.
                 self.restart_timer(now);
                 self.detect_losses(now);
-                self.prr_update(delivered);
+                // ns-3.44 ProcessAck: DupAck's DoRecovery (isDupAck) when the ACK also SACKs new
+                // data, then the partial-ACK branch's.
+                self.prr_update(delivered, delivered.sacked);
             }
             CaState::Recovery(Recovery { point, repair: Repair::NewReno { partial_seen } }) => {
                 self.ca = CaState::Recovery(Recovery { point, repair: Repair::NewReno { partial_seen: true } });
@@ -542,7 +556,7 @@ impl TcpSender {
                 // with PRR, the window follows the deliveries of ACKs that advance (ns-3 leaves
                 // duplicate ACKs in CA_CWR out of PRR).
                 if let Reducing::Prr(prr) = &mut reducing {
-                    self.cwnd = prr.on_delivered(delivered, self.pipe() as f64, self.ssthresh);
+                    self.cwnd = prr.on_ack(delivered, false, self.pipe() as f64, self.ssthresh);
                 }
                 self.ca = CaState::Cwr { until, reducing: Some(reducing) };
                 self.restart_timer(now);
@@ -577,7 +591,7 @@ impl TcpSender {
         }
     }
 
-    fn on_dupack(&mut self, now: Nanos, delivered: u64, out: &mut Vec<Segment>) {
+    fn on_dupack(&mut self, now: Nanos, delivered: Delivery, out: &mut Vec<Segment>) {
         self.dupacks += 1;
         if self.ca.in_recovery() {
             if !self.p.sack {
@@ -586,7 +600,8 @@ impl TcpSender {
                 return;
             }
             self.detect_losses(now);
-            self.prr_update(delivered);
+            // ns-3.44 DupAck in CA_RECOVERY: DoRecovery with isDupAck.
+            self.prr_update(delivered, true);
             return;
         }
         if self.rack.is_some() {
@@ -606,10 +621,13 @@ impl TcpSender {
         self.enter_recovery(now, delivered, out);
     }
 
-    fn enter_recovery(&mut self, now: Nanos, delivered: u64, out: &mut Vec<Segment>) {
+    fn enter_recovery(&mut self, now: Nanos, delivered: Delivery, out: &mut Vec<Segment>) {
         self.stats.fast_recoveries += 1;
         let before = self.cwnd;
-        let flight = self.flight();
+        let recover_fs = match self.p.prr_recover_fs {
+            RecoverFs::Flight => self.flight(),
+            RecoverFs::Pipe => self.in_network(true),
+        };
         let base = self.reduction_base(true);
         self.ssthresh = self.cc.ssthresh_on_congestion(self.cwnd, base, false);
         let point = self.snd_max;
@@ -618,7 +636,7 @@ impl TcpSender {
         let repair = if self.p.sack {
             let mut rtx = Retransmissions::default();
             rtx.record(self.snd_una, self.snd_max, now);
-            let prr = self.p.prr.then(|| Prr::start(flight));
+            let prr = self.p.prr.then(|| Prr::start(recover_fs, self.p.prr_delivered, self.p.mss));
             Repair::Sack(SackRecovery { high_rxt: self.snd_una, rtx, prr, rescued: false })
         } else {
             Repair::NewReno { partial_seen: false }
@@ -628,7 +646,8 @@ impl TcpSender {
         self.retransmit(now, self.snd_una, out);
         if self.p.sack {
             self.cwnd = self.ssthresh;
-            self.prr_update(delivered);
+            // ns-3.44 TcpPrrRecovery::EnterRecovery: DoRecovery with isDupAck.
+            self.prr_update(delivered, true);
             // PRR's cwnd is pipe + sndcnt (RFC 6937 §3): above the old window while more than it
             // is still in flight (after an ECN reduction, say), it counts segments in the
             // network and sends in proportion to deliveries, not a larger window. The window
@@ -702,12 +721,13 @@ impl TcpSender {
         }
     }
 
-    /// With PRR on, sets cwnd from RFC 6937 for `delivered` newly delivered segments.
-    fn prr_update(&mut self, delivered: u64) {
+    /// With PRR on, sets cwnd from RFC 6937 for what the ACK `delivered` (`dup_call`: see
+    /// [`Prr::on_ack`]).
+    fn prr_update(&mut self, delivered: Delivery, dup_call: bool) {
         let pipe = self.pipe() as f64;
         let ssthresh = self.ssthresh;
         if let Some(prr) = self.ca.sack_recovery_mut().and_then(|r| r.prr.as_mut()) {
-            self.cwnd = prr.on_delivered(delivered, pipe, ssthresh);
+            self.cwnd = prr.on_ack(delivered, dup_call, pipe, ssthresh);
         }
     }
 

@@ -183,10 +183,10 @@ fn ns3_ece_halves_the_sack_pipe() {
 }
 
 /// ACKs 1, 2, … of a window of 10 (0..10 sent, ssthresh = cwnd = 10) with classic ECN in the
-/// `ns3` profile and the given CWR rule, ECE on the first: (cwnd after each ACK, segments sent
-/// after each ACK), until the ACK that covers the data outstanding at the echo.
-fn ecn_cwr_trace(rule: EcnCwr) -> Vec<(f64, usize)> {
-    let cfg = TcpConfig { ecn: EcnMode::Classic, ecn_cwr: rule, ..TcpConfig::profile("ns3").unwrap() };
+/// `ns3` profile with the given CWR rule and PRR count, ECE on the first: (cwnd after each ACK,
+/// segments sent after each ACK), until the ACK that covers the data outstanding at the echo.
+fn ecn_cwr_trace(rule: EcnCwr, prr_delivered: PrrDelivered) -> Vec<(f64, usize)> {
+    let cfg = TcpConfig { ecn: EcnMode::Classic, ecn_cwr: rule, prr_delivered, ..TcpConfig::profile("ns3").unwrap() };
     let (mut s, mut out) = with_window(&cfg, 10);
     let mut trace = Vec::new();
     for a in 1..=11 {
@@ -200,17 +200,27 @@ fn ecn_cwr_trace(rule: EcnCwr) -> Vec<(f64, usize)> {
 
 #[test]
 fn ns3_ecn_reduction_runs_prr_without_growth_then_sets_ssthresh() {
-    // ns-3.44 EnterCwr with TcpPrrRecovery, worked by hand from RFC 6937 §3: ECE on the ACK of
-    // 0 leaves pipe 9, ssthresh = 9/2 = 4.5 (TcpNewReno halves BytesInFlight), RecoverFS 9.
-    // While pipe > ssthresh, sndcnt = ceil(prr_delivered · 4.5 / 9) − prr_out: one segment on
-    // every other ACK (cwnd = pipe + sndcnt), nothing grows; pipe stays 9 until the ACKs of
-    // the segments sent at the echo... the ACK of 10 (above snd_max 10 at the echo) ends the
-    // phase with cwnd = ssthresh.
-    let t = ecn_cwr_trace(EcnCwr::Prr);
+    // EnterCwr with PRR, worked by hand from RFC 6937 §3: ECE on the ACK of 0 leaves pipe 9,
+    // ssthresh = 9/2 = 4.5 (TcpNewReno halves BytesInFlight), RecoverFS 9. While pipe >
+    // ssthresh, sndcnt = ceil(prr_delivered · 4.5 / 9) − prr_out: one segment on every other
+    // ACK (cwnd = pipe + sndcnt), nothing grows; pipe stays 9 until the ACKs of the segments
+    // sent at the echo... the ACK of 10 (above snd_max 10 at the echo) ends the phase with
+    // cwnd = ssthresh.
+    let t = ecn_cwr_trace(EcnCwr::Prr, PrrDelivered::Rfc6937);
     let sent: Vec<usize> = t.iter().map(|&(_, n)| n).collect();
     assert_eq!(&sent[..6], &[1, 0, 1, 0, 1, 0]);
     assert_eq!(t[0].0, 10.0); // pipe 9 + sndcnt ceil(4.5/9) = 1
     assert_eq!(t[1].0, 9.0); // pipe 9 + ceil(2 · 0.5) − 1 = 0
+    assert_eq!(t[10].0, 4.5);
+    // ns-3.44's count (the profile's): TcpPrrRecovery::EnterRecovery's DoRecovery (isDupAck)
+    // adds the echoing ACK's segment and one more, ProcessAck's CA_CWR branch the segment
+    // again: prr_delivered 3, sndcnt 1.5 − 0 (ns-3's ceiling is over bytes: 1422 B), one
+    // segment sent; then one delivered segment per ACK (isDupAck calls only at entry): 4, 5, 6,
+    // 7 give 2 − 1 = 1, 2.5 − 2 = 0.5, 3 − 2 = 1, 3.5 − 3 = 0.5 segments, whole ones sent.
+    let t = ecn_cwr_trace(EcnCwr::Prr, PrrDelivered::Ns3);
+    let sent: Vec<usize> = t.iter().map(|&(_, n)| n).collect();
+    assert_eq!(&sent[..5], &[1, 1, 0, 1, 0]);
+    assert_eq!(t[0].0, 10.5);
     assert_eq!(t[10].0, 4.5);
 }
 
@@ -218,9 +228,9 @@ fn ns3_ecn_reduction_runs_prr_without_growth_then_sets_ssthresh() {
 fn ns3_ecn_reduction_without_prr_holds_the_window() {
     // TcpClassicRecovery: cwnd = ssthresh at the echo, no IncreaseWindow in CA_CWR; the
     // RFC 3168 rule as written grows in congestion avoidance (1/cwnd per ACK) meanwhile.
-    let hold = ecn_cwr_trace(EcnCwr::Hold);
+    let hold = ecn_cwr_trace(EcnCwr::Hold, PrrDelivered::Ns3);
     assert!(hold.iter().all(|&(w, _)| w == 4.5));
-    let grow = ecn_cwr_trace(EcnCwr::Grow);
+    let grow = ecn_cwr_trace(EcnCwr::Grow, PrrDelivered::Ns3);
     assert_eq!(grow[0].0, 4.5);
     assert!(grow[9].0 > 4.5 + 1.0);
 }
@@ -408,6 +418,28 @@ fn prr_spreads_the_reduction_over_the_round_trip() {
     // PRR-SSRB sends one segment per delivery to hold it there.
     assert_eq!(s.ssthresh, 10.0);
     assert_eq!(sent_per_ack, vec![0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 1]);
+}
+
+#[test]
+fn ns3_prr_counts_a_segment_per_duplicate_ack_from_the_pipe() {
+    // The same losses in the `ns3` profile (limited transmit off), by hand from ns-3.44's
+    // TcpSocketBase and TcpPrrRecovery: at the 3rd ACK EnterRecovery finds the head lost, pipe
+    // 20 − 3 SACKed − 1 lost = 16, ssthresh 8 (TcpNewReno halves it), RecoverFS 16; DoRecovery
+    // (isDupAck) counts 1 + 1: ⌈2·8/16⌉ = 1 forced segment, the fast retransmission. Each later
+    // duplicate ACK adds 1 + 1 while prr_delivered < 16: 4, 6, …, 16 at ACKs 4 to 10, and
+    // prr_delivered/2 − prr_out = 1 sends a segment on each; then 17, 18, … leave half a
+    // segment (not sent: ns-3's ceiling is over bytes) and one on alternate ACKs (12, 14, 16,
+    // 18). The pipe stays above ssthresh throughout.
+    let cfg = TcpConfig { limited_transmit: false, ..TcpConfig::profile("ns3").unwrap() };
+    let (mut s, mut out) = with_window(&cfg, 20);
+    let mut sent_per_ack = Vec::new();
+    for k in 1..=19u64 {
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
+        sent_per_ack.push(out.iter().filter(|s| !s.retransmit).count());
+        out.clear();
+    }
+    assert_eq!(s.ssthresh, 8.0);
+    assert_eq!(sent_per_ack, vec![0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]);
 }
 
 #[test]
