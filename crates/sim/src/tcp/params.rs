@@ -324,7 +324,9 @@ impl TcpConfig {
     ///   fixed α_cubic, a 3 MiB receive window and a 4 MiB send buffer, option bytes as Linux
     ///   aligns them, an ECN reduction through PRR without growth until the window of the echo
     ///   is acknowledged ([`EcnCwr::Prr`]; Prague reduces at once and keeps `grow`). Not modelled: pacing, RACK's adaptive reordering window, receive-buffer
-    ///   autotuning, integer cwnd arithmetic (β = 717/1024). HyStart is turned off when another
+    ///   autotuning, integer cwnd arithmetic (β = 717/1024), PRR's RecoverFS as the window at the
+    ///   start of the reduction (tcp_init_cwnd_reduction's prior_cwnd; here the FlightSize, and
+    ///   the pipe for an ECN reduction: equal for a window-limited flow). HyStart is turned off when another
     ///   congestion control is chosen in this profile without saying `hystart` (Linux's Reno
     ///   and DCTCP have none; see [`TcpConfig::resolve`]).
     ///
