@@ -401,16 +401,23 @@ fn rescue_retransmission_repairs_a_lost_tail_once_per_recovery() {
     }
 }
 
-#[test]
-fn prr_spreads_the_reduction_over_the_round_trip() {
-    // 20 in flight, segment 0 lost, every later ACK SACKs one more segment.
-    let (mut s, mut out) = with_window(&sack_cfg(true), 20);
+/// 20 segments in flight, segment 0 lost, and 19 ACKs that each SACK one more segment: the
+/// sender after them, and how many new (not retransmitted) segments each ACK released.
+fn new_segments_per_sacking_ack(cfg: &TcpConfig) -> (TcpSender, Vec<usize>) {
+    let (mut s, mut out) = with_window(cfg, 20);
     let mut sent_per_ack = Vec::new();
     for k in 1..=19u64 {
         s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
         sent_per_ack.push(out.iter().filter(|s| !s.retransmit).count());
         out.clear();
     }
+    (s, sent_per_ack)
+}
+
+#[test]
+fn prr_spreads_the_reduction_over_the_round_trip() {
+    // 20 in flight, segment 0 lost, every later ACK SACKs one more segment.
+    let (s, sent_per_ack) = new_segments_per_sacking_ack(&sack_cfg(true));
     // RFC 6937 by hand: recovery starts at the 3rd ACK (ssthresh 10, RecoverFS 20, the fast
     // retransmit counted in prr_out, pipe 17). While pipe > ssthresh a new segment goes out
     // when ceil(prr_delivered·10/20) − prr_out turns positive, i.e. for every second
@@ -431,13 +438,7 @@ fn ns3_prr_counts_a_segment_per_duplicate_ack_from_the_pipe() {
     // segment (not sent: ns-3's ceiling is over bytes) and one on alternate ACKs (12, 14, 16,
     // 18). The pipe stays above ssthresh throughout.
     let cfg = TcpConfig { limited_transmit: false, ..TcpConfig::profile("ns3").unwrap() };
-    let (mut s, mut out) = with_window(&cfg, 20);
-    let mut sent_per_ack = Vec::new();
-    for k in 1..=19u64 {
-        s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
-        sent_per_ack.push(out.iter().filter(|s| !s.retransmit).count());
-        out.clear();
-    }
+    let (s, sent_per_ack) = new_segments_per_sacking_ack(&cfg);
     assert_eq!(s.ssthresh, 8.0);
     assert_eq!(sent_per_ack, vec![0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]);
 }
