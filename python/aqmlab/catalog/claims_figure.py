@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 
 from .core import Check
 
+
 def claims_figure(checks: Sequence[Check]) -> Figure | None:
     """Every judged claim of an experiment on its own row, in its display units: the band (green;
     an open side runs to the edge), the paper's number (red diamond) where it prints one, each of
