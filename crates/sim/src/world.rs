@@ -16,19 +16,21 @@ use crate::engine::Scheduler;
 use crate::flow::{Endpoint, Flow};
 use crate::invariants::{probability_probes, Invariants, PERIODIC_EVENTS};
 use crate::net::dumbbell;
+use crate::net::plan::Plan;
 use crate::net::{Arena, Dir, Kind, Link, LinkId, Packet};
 use crate::tcp::{AckOut, Segment};
 use crate::queues::Queue;
 use crate::trace::Traces;
 
-/// `Simulation::hop_delay` of a link with a rate.
-const RATED: Nanos = Nanos::MAX;
+/// `Event::Arrive`'s link of a packet that arrives at its destination.
+const DESTINATION: LinkId = LinkId::MAX;
 
 /// Everything that can happen, dispatched by `match`.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// Packet `pkt` reaches hop `hop` of its route (or its destination).
-    Arrive { pkt: u32 },
+    /// Packet `pkt` reaches link `link`'s queue, or its destination when `link` is
+    /// `DESTINATION` (known when it set off, so that an arrival reads no route).
+    Arrive { pkt: u32, link: LinkId },
     /// The link finished serializing and a packet is waiting.
     TxDone { link: LinkId },
     /// The periodic update of a link's discipline is due.
@@ -57,15 +59,8 @@ pub struct Simulation {
     pub(crate) sched: Scheduler<Event>,
     pub(crate) arena: Arena,
     pub links: Vec<Link>,
-    /// Per link, what forwarding needs of it, apart from the (large) `Link`: its delay when it
-    /// is a pure-delay hop, `RATED` when it has a rate (which never changes into none).
-    hop_delay: Vec<Nanos>,
-    /// Per link, the delay line of packets that travel on after crossing it (see
-    /// [`Simulation::forward`]): its own for a link with a rate; for a pure-delay link, one
-    /// line per distinct delay, shared (a flow's access links would otherwise cost four lines
-    /// a flow, issue 22).
-    hop_line: Vec<u32>,
-    routes: dumbbell::Routes,
+    /// What forwarding does with a packet at each hop of each route.
+    plan: Plan,
     pub bottleneck: LinkId,
     pub reverse_bottleneck: LinkId,
     /// Forward id of the first declared network link (see [`dumbbell::Topology`]).
@@ -103,36 +98,6 @@ pub struct Simulation {
     pub(crate) faults: crate::invariants::Faults,
 }
 
-/// [`Simulation::hop_line`] of every link. Packets reach a pure-delay link from the same link
-/// before it on their routes (or from their host) in time order, and leave it after its delay:
-/// so the links with equal delays and the same link before them can share a line, their
-/// arrivals staying in time order as on one link. (Where the order breaks anyway, as after
-/// several pure-delay hops in a row, the scheduler puts the arrival in the heap, which
-/// changes nothing but speed.)
-fn delay_lines(links: &[Link], routes: &dumbbell::Routes) -> Vec<u32> {
-    const HOST: LinkId = LinkId::MAX;
-    let mut before = vec![HOST; links.len()];
-    for r in routes.iter() {
-        for (i, &l) in r.iter().enumerate().skip(1) {
-            before[l as usize] = r[i - 1];
-        }
-    }
-    let mut shared = std::collections::HashMap::new();
-    let mut n = 0;
-    let mut new_line = || {
-        n += 1;
-        n - 1
-    };
-    links
-        .iter()
-        .zip(before)
-        .map(|(l, from)| match l.rate_bps {
-            Some(_) => new_line(),
-            None => *shared.entry((l.delay_ns, from)).or_insert_with(&mut new_line),
-        })
-        .collect()
-}
-
 impl Simulation {
     pub fn new(cfg: SimConfig) -> Result<Self, String> {
         cfg.validate()?;
@@ -146,10 +111,8 @@ impl Simulation {
             sched: Scheduler::default(),
             arena: Arena::default(),
             prob_probes: probability_probes(&topo.links),
-            hop_delay: topo.links.iter().map(|l| if l.rate_bps.is_some() { RATED } else { l.delay_ns }).collect(),
-            hop_line: delay_lines(&topo.links, &topo.routes),
+            plan: Plan::new(&topo.links, &topo.routes),
             links: topo.links,
-            routes: topo.routes,
             bottleneck: topo.bottleneck,
             reverse_bottleneck: topo.reverse_bottleneck,
             network_first_link: topo.network_first_link,
@@ -172,7 +135,7 @@ impl Simulation {
             faults: Default::default(),
             cfg,
         };
-        sim.sched.add_lines(sim.hop_line.iter().max().map_or(0, |&l| l as usize + 1));
+        sim.sched.add_lines(sim.plan.lines() as usize);
         sim.schedule_initial();
         Ok(sim)
     }
@@ -245,7 +208,13 @@ impl Simulation {
     pub fn run_until(&mut self, t: Nanos) {
         let t = t.min(self.cfg.duration_ns);
         while let Some(ev) = self.sched.pop_until(t) {
-            if let Some(&Event::Arrive { pkt }) = self.sched.peek() {
+            // The packets of the next event and of the next but one on the line just popped
+            // (runs a few events from now): at high rates and many flows their records are
+            // cold, and fetching them this early hides most of the latency (issue 22).
+            if let Some(&Event::Arrive { pkt, .. }) = self.sched.peek() {
+                self.arena.prefetch(pkt);
+            }
+            if let Some(&Event::Arrive { pkt, .. }) = self.sched.line_follower() {
                 self.arena.prefetch(pkt);
             }
             self.handle(ev);
@@ -266,7 +235,7 @@ impl Simulation {
     fn handle(&mut self, ev: Event) {
         let now = self.sched.now();
         match ev {
-            Event::Arrive { pkt } => self.forward(pkt, now),
+            Event::Arrive { pkt, link } => self.arrive(pkt, link),
             Event::TxDone { link } => self.tx_done(link),
             Event::QdiscUpdate { link } => {
                 let q = self.links[link as usize].qdisc.as_mut().expect("update on a link without a queue");
@@ -321,33 +290,32 @@ impl Simulation {
 
     /// Moves packet `id` on from its current hop, which it reaches at time `t`: pure-delay
     /// hops are crossed at once, then the packet is queued, delivered, or scheduled to arrive.
-    pub(crate) fn forward(&mut self, id: u32, mut t: Nanos) {
+    pub(crate) fn forward(&mut self, id: u32, t: Nanos) {
         let p = self.arena.get(id);
-        let route = self.routes.get(Self::route_of(p));
-        let mut hop = p.hop as usize;
-        while hop < route.len() {
-            let delay = self.hop_delay[route[hop] as usize];
-            if delay == RATED {
-                break;
-            }
-            t += delay;
-            hop += 1;
-        }
-        let next = route.get(hop).copied();
-        self.arena.get_mut(id).hop = hop as u16;
+        let step = *self.plan.step(Self::route_of(p), p.hop);
+        let t = t + step.delay;
+        self.arena.get_mut(id).hop = step.next_hop;
         if t > self.sched.now() {
+            let ev = Event::Arrive { pkt: id, link: step.link.unwrap_or(DESTINATION) };
             if self.delay_lines {
                 // The delay line of the link the packet crossed last (a packet only travels
                 // once it has crossed one), where arrivals come in time order.
-                self.sched.at_line(self.hop_line[route[hop - 1] as usize], t, Event::Arrive { pkt: id });
+                self.sched.at_line(step.line, t, ev);
             } else {
-                self.sched.at(t, Event::Arrive { pkt: id });
+                self.sched.at(t, ev);
             }
             return;
         }
-        match next {
-            Some(link) => self.enqueue(link, id),
-            None => self.deliver(id),
+        self.arrive(id, step.link.unwrap_or(DESTINATION));
+    }
+
+    /// Packet `id` is at link `link`'s queue (at a hop with a rate, where forwarding stops),
+    /// or at its destination.
+    fn arrive(&mut self, id: u32, link: LinkId) {
+        if link == DESTINATION {
+            self.deliver(id);
+        } else {
+            self.enqueue(link, id);
         }
     }
 

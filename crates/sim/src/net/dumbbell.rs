@@ -42,7 +42,7 @@ pub struct Routes {
 }
 
 impl Routes {
-    fn push(&mut self, parts: &[&[LinkId]]) {
+    pub(crate) fn push(&mut self, parts: &[&[LinkId]]) {
         let start = self.links.len() as u32;
         for part in parts {
             self.links.extend_from_slice(part);

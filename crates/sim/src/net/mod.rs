@@ -7,6 +7,7 @@ pub mod impair;
 pub mod link;
 pub mod packet;
 mod path;
+pub mod plan;
 
 pub use link::Link;
 pub use packet::{Arena, Dir, Kind, Packet, HEADER_BYTES};
