@@ -423,8 +423,9 @@ class TcpGroup(FlowGroup):
                                      "call for a duplicate ACK while under RecoverFS, SACK or not; an ACK that SACKs "
                                      "and advances counted twice; sndcnt in bytes, its product in 32 bits)",
                                      default=None, sim="prr_delivered")
-    prr_recover_fs: str | None = spec(Choice(("flight", "pipe")), "PRR's RecoverFS in a loss recovery: the "
-                                      "FlightSize (RFC 6937) or the pipe with the head counted lost (ns-3.44)",
+    prr_recover_fs: str | None = spec(Choice(("flight", "pipe", "cwnd")), "PRR's RecoverFS: the FlightSize "
+                                      "(RFC 6937), the pipe with the head counted lost (ns-3.44), or the window "
+                                      "before the reduction (Linux's prior_cwnd)",
                                       default=None, sim="prr_recover_fs")
     pacing: bool | None = spec(Bool(), "pace data at a multiple of cwnd/srtt (Linux's internal pacing; on for "
                                "Prague)", default=None, sim="pacing")

@@ -189,9 +189,9 @@ pub struct TcpConfig {
     /// `ns3` profile has `ns3`, the others `rfc6937`. Absent from older scenario files: rfc6937.
     #[serde(default)]
     pub prr_delivered: PrrDelivered,
-    /// PRR's RecoverFS in a loss recovery: the FlightSize (RFC 6937 §3) or the pipe (ns-3.44);
-    /// see [`RecoverFs`]. The `ns3` profile has `pipe`, the others `flight`. Absent from older
-    /// scenario files: flight.
+    /// PRR's RecoverFS: the FlightSize (RFC 6937 §3), the pipe (ns-3.44) or the window before
+    /// the reduction (Linux); see [`RecoverFs`]. The `ns3` profile has `pipe`, `linux` has
+    /// `cwnd`, the others `flight`. Absent from older scenario files: flight.
     #[serde(default)]
     pub prr_recover_fs: RecoverFs,
     /// Pace data at ratio·max(cwnd, in flight)/srtt (Linux's internal pacing, EDT: each segment
@@ -323,10 +323,12 @@ impl TcpConfig {
     ///   since Linux 4.18), the pre-RACK lost-retransmission test when RACK is off, CUBIC's
     ///   fixed α_cubic, a 3 MiB receive window and a 4 MiB send buffer, option bytes as Linux
     ///   aligns them, an ECN reduction through PRR without growth until the window of the echo
-    ///   is acknowledged ([`EcnCwr::Prr`]; Prague reduces at once and keeps `grow`). Not modelled: pacing, RACK's adaptive reordering window, receive-buffer
-    ///   autotuning, integer cwnd arithmetic (β = 717/1024), PRR's RecoverFS as the window at the
-    ///   start of the reduction (tcp_init_cwnd_reduction's prior_cwnd; here the FlightSize, and
-    ///   the pipe for an ECN reduction: equal for a window-limited flow). HyStart is turned off when another
+    ///   is acknowledged ([`EcnCwr::Prr`]; Prague reduces at once and keeps `grow`), PRR's
+    ///   RecoverFS the window before the reduction ([`RecoverFs::Cwnd`], tcp_init_cwnd_reduction's
+    ///   prior_cwnd). Not modelled: pacing, RACK's adaptive reordering window, receive-buffer
+    ///   autotuning, integer cwnd arithmetic (β = 717/1024), PRR-SSRB's extra segment only on
+    ///   an ACK that advances snd_una and finds nothing newly lost (tcp_cwnd_reduction; here on
+    ///   every ACK, as RFC 6937 §3 has it). HyStart is turned off when another
     ///   congestion control is chosen in this profile without saying `hystart` (Linux's Reno
     ///   and DCTCP have none; see [`TcpConfig::resolve`]).
     ///
@@ -404,6 +406,7 @@ impl TcpConfig {
             "linux" => TcpConfig {
                 cc: "cubic".into(),
                 prr: true,
+                prr_recover_fs: RecoverFs::Cwnd,
                 limited_transmit: true,
                 growth: Growth::ByteCounting,
                 reduce_from: ReduceFrom::Cwnd,
@@ -516,7 +519,7 @@ mod tests {
         let rule = |c: &TcpConfig| c.prr_delivered;
         assert_eq!(all.iter().map(rule).collect::<Vec<_>>(), [PrrDelivered::Rfc6937, PrrDelivered::Ns3, PrrDelivered::Rfc6937, PrrDelivered::Rfc6937]);
         let fs = |c: &TcpConfig| c.prr_recover_fs;
-        assert_eq!(all.iter().map(fs).collect::<Vec<_>>(), [RecoverFs::Flight, RecoverFs::Pipe, RecoverFs::Flight, RecoverFs::Flight]);
+        assert_eq!(all.iter().map(fs).collect::<Vec<_>>(), [RecoverFs::Flight, RecoverFs::Pipe, RecoverFs::Flight, RecoverFs::Cwnd]);
         assert!(TcpConfig::profile("bsd").is_none());
     }
 

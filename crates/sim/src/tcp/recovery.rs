@@ -120,19 +120,25 @@ pub enum PrrDelivered {
     Ns3,
 }
 
-/// PRR's RecoverFS at the start of a loss recovery (an ECN reduction's is the pipe at the echo
-/// either way: ns-3.44's EnterCwr sets m_bytesInFlight by BytesInFlight() first).
+/// PRR's RecoverFS at the start of a reduction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoverFs {
-    /// RFC 6937 §3: the FlightSize, snd.nxt − snd.una.
+    /// RFC 6937 §3: the FlightSize, snd.nxt − snd.una, in a loss recovery; the pipe at the
+    /// echo in an ECN reduction (ns-3.44's EnterCwr sets m_bytesInFlight by BytesInFlight()
+    /// first).
     #[default]
     Flight,
-    /// The RFC 6675 pipe with the head segment counted lost, before the fast retransmission:
-    /// ns-3.44's TcpPrrRecovery::EnterRecovery takes m_bytesInFlight, which
-    /// TcpSocketBase::EnterRecovery has just set (BytesInFlight() after MarkHeadAsLost). ns-3
-    /// after 3.44 uses the FlightSize.
+    /// In a loss recovery, the RFC 6675 pipe with the head segment counted lost, before the
+    /// fast retransmission: ns-3.44's TcpPrrRecovery::EnterRecovery takes m_bytesInFlight,
+    /// which TcpSocketBase::EnterRecovery has just set (BytesInFlight() after MarkHeadAsLost);
+    /// ns-3 after 3.44 uses the FlightSize. In an ECN reduction, the pipe at the echo.
     Pipe,
+    /// The window before the reduction, whole segments, in a loss recovery and an ECN
+    /// reduction alike: Linux's tcp_init_cwnd_reduction keeps it as prior_cwnd, the divisor of
+    /// tcp_cwnd_reduction's proportional part. It equals the FlightSize for a flow that fills
+    /// its window and exceeds it for one limited by its application or receiver.
+    Cwnd,
 }
 
 /// What one ACK delivered, as PRR reads it.
@@ -166,7 +172,8 @@ impl Prr {
         Prr { delivered: 0, out: 1, recover_fs, rule, mss }
     }
 
-    /// An ECN reduction's PRR (no retransmission starts it): RecoverFS is the pipe at the echo.
+    /// An ECN reduction's PRR (no retransmission starts it), with RecoverFS as [`RecoverFs`]
+    /// gives it for an echo.
     pub fn start_cwr(recover_fs: u64, rule: PrrDelivered, mss: u32) -> Self {
         Prr { delivered: 0, out: 0, recover_fs, rule, mss }
     }

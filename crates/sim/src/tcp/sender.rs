@@ -490,7 +490,11 @@ impl TcpSender {
             EcnCwr::Hold => Some(Reducing::Hold),
             EcnCwr::Prr => {
                 let pipe = self.pipe();
-                let mut prr = Prr::start_cwr(pipe, self.p.prr_delivered, self.p.mss);
+                let recover_fs = match self.p.prr_recover_fs {
+                    RecoverFs::Flight | RecoverFs::Pipe => pipe,
+                    RecoverFs::Cwnd => before as u64,
+                };
+                let mut prr = Prr::start_cwr(recover_fs, self.p.prr_delivered, self.p.mss);
                 // ns-3.44 EnterCwr → TcpPrrRecovery::EnterRecovery: DoRecovery with isDupAck.
                 self.cwnd = prr.on_ack(delivered, true, pipe as f64, self.ssthresh);
                 Some(Reducing::Prr(prr))
@@ -627,6 +631,8 @@ impl TcpSender {
         let recover_fs = match self.p.prr_recover_fs {
             RecoverFs::Flight => self.flight(),
             RecoverFs::Pipe => self.in_network(true),
+            // Linux's snd_cwnd counts whole segments.
+            RecoverFs::Cwnd => self.cwnd as u64,
         };
         let base = self.reduction_base(true);
         self.ssthresh = self.cc.ssthresh_on_congestion(self.cwnd, base, false);

@@ -903,3 +903,53 @@ fn pacing_of_other_controllers_runs_at_120_percent_in_congestion_avoidance() {
     assert_eq!(seqs(&out), vec![10]);
     assert_eq!(s.timers.pace, Some(10 * MS + 816_993));
 }
+
+/// Segments sent after each of the ACKs 1 to 9 of a window of 10 in the `linux` profile with
+/// Reno and classic ECN, ECE on the first, PRR's RecoverFS by `recover_fs`.
+fn linux_ecn_reduction_sends(recover_fs: RecoverFs) -> Vec<usize> {
+    let cfg = TcpConfig { cc: "reno".into(), hystart: false, ecn: EcnMode::Classic, ecn_cwr: EcnCwr::Prr, prr_recover_fs: recover_fs, ..TcpConfig::profile("linux").unwrap() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    let mut sent = Vec::new();
+    for a in 1..=9 {
+        s.on_ack(a * MS, &AckIn { ack: a, sack: &[], ece: a == 1, ace: 0, echo: 0 }, &mut out);
+        sent.push(out.len());
+        out.clear();
+    }
+    assert_eq!(s.ssthresh, 5.0);
+    sent
+}
+
+#[test]
+fn linux_prr_divides_by_the_window_before_the_reduction() {
+    // Linux's tcp_enter_cwr → tcp_init_cwnd_reduction keeps prior_cwnd = 10; tcp_reno_ssthresh
+    // halves it to 5; tcp_cwnd_reduction sends ⌈5·prr_delivered/10⌉ − prr_out while the flight
+    // is above 5. Worked by hand: the echo ACK leaves 9 in flight, delivered 1, 2, 3, … give
+    // 1, 0, 1, 0, 1, 0, 1, 0 new segments (the flight 10, 9, 9, 8, 8, 7, 7, 6 after them); at the
+    // 9th the flight is 5, not above ssthresh, and PRR-SSRB has ssthresh − flight = 0 to send.
+    assert_eq!(linux_ecn_reduction_sends(RecoverFs::Cwnd), [1, 0, 1, 0, 1, 0, 1, 0, 0]);
+    // Dividing by the pipe at the echo (9), as ns-3.44 does, sends earlier: ⌈5·2/9⌉ − 1 = 1 at
+    // the 2nd ACK, and the segments fall on the even ACKs.
+    assert_eq!(linux_ecn_reduction_sends(RecoverFs::Pipe), [1, 1, 0, 1, 0, 1, 0, 1, 0]);
+}
+
+#[test]
+fn prr_recover_fs_of_a_loss_recovery_follows_the_rule() {
+    // All 20 segments of a transfer sent with a window of 30, segment 0 lost, ACKs k = 1, 2, …
+    // SACK 1..=k. By hand (RFC 6937 §3): recovery at k = 3, ssthresh 20/2 = 10, the fast
+    // retransmit counted in prr_out; at k = 5 prr_delivered is 3 and the pipe 20 − 5 SACKed −
+    // 1 lost + 1 resent = 15, so cwnd = 15 + ⌈3·10/RecoverFS⌉ − 1: RecoverFS = FlightSize 20
+    // gives 16, the window before the reduction (Linux's prior_cwnd) 30 gives 15.
+    for (recover_fs, want) in [(RecoverFs::Flight, 16.0), (RecoverFs::Cwnd, 15.0)] {
+        let cfg = TcpConfig { prr_recover_fs: recover_fs, ..sack_cfg(true) };
+        let mut s = TcpSender::new(&cfg, Some(20), MSS);
+        s.cwnd = 30.0;
+        s.ssthresh = 30.0;
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        assert_eq!(out.len(), 20);
+        for k in 1..=5u64 {
+            s.on_ack(MS * k, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
+        }
+        assert_eq!((s.ssthresh, s.cwnd), (10.0, want), "{recover_fs:?}");
+    }
+}

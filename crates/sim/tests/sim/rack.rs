@@ -71,13 +71,15 @@ fn rack_starts_every_periodic_loss_recovery_within_half_a_round_trip() {
     assert!((0.4..0.6).contains(&ns2.0), "ns2-sack without RACK: {ns2:?}");
     assert_eq!(ns2_rack.0, 0.0, "ns2-sack with RACK: {ns2_rack:?}");
     assert!(ns2_rack.1 < 2.0, "at most the timer's 25 ms after the -24 ms of a prompt SACK: {ns2_rack:?}");
-    // Linux locks too without RACK: measured 91 % of recoveries late, the latest 75 ms, since
-    // CUBIC's Reno-friendly estimate grows at Linux's fixed α_cubic (tcp_cubic.c; with the
-    // α = 1 switch the simulator had before, delayed ACKs and limited transmit happened to
-    // avoid the lock at this window). With RACK none is late.
+    // Linux without RACK is late too, though how often depends on where the drop falls in
+    // the window's ACK pattern: measured 91 % of recoveries late (the latest 75 ms) while
+    // PRR divided by the FlightSize, 8.4 % (the latest 55 ms) since it divides by the window
+    // before the reduction as tcp_cwnd_reduction does, which changes when segments leave in
+    // a recovery and so the phase of the next drop. The claim is only that some are late
+    // without RACK and none with it.
     assert_eq!(linux_rack.0, 0.0, "linux with RACK: {linux_rack:?}");
-    assert!((0.4..1.0).contains(&linux.0), "linux without RACK: {linux:?}");
-    // Goodput (measured 104.9 vs 104.2 packets/s for ns2-sack, 101.5 vs 99.7 for linux): the
+    assert!(linux.0 > 0.0, "linux without RACK: {linux:?}");
+    // Goodput (measured 104.9 vs 104.2 packets/s for ns2-sack, 102.7 vs 102.0 for linux): the
     // prompt recoveries never cost goodput (1 % allowed for the changed loss phases).
     assert!(ns2_rack.2 > ns2.2, "{ns2_rack:?} {ns2:?}");
     assert!(linux_rack.2 > 0.99 * linux.2, "{linux_rack:?} {linux:?}");
