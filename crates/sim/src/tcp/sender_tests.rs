@@ -23,12 +23,18 @@ fn seqs(v: &[Segment]) -> Vec<u64> {
 
 /// A sender that has sent segments 0..w at time 0 with cwnd = ssthresh = w.
 fn with_window(cfg: &TcpConfig, w: u64) -> (TcpSender, Vec<Segment>) {
-    let mut s = TcpSender::new(cfg, None, MSS);
+    started(cfg, None, w, w as usize)
+}
+
+/// A sender of `data` segments (None: unlimited) started with cwnd = ssthresh = `w`, which
+/// sends `sent` segments at once.
+fn started(cfg: &TcpConfig, data: Option<u64>, w: u64, sent: usize) -> (TcpSender, Vec<Segment>) {
+    let mut s = TcpSender::new(cfg, data, MSS);
     s.cwnd = w as f64;
     s.ssthresh = w as f64;
     let mut out = Vec::new();
     s.start(0, &mut out);
-    assert_eq!(out.len() as u64, w);
+    assert_eq!(out.len(), sent);
     out.clear();
     (s, out)
 }
@@ -384,12 +390,7 @@ fn rescue_retransmission_repairs_a_lost_tail_once_per_recovery() {
     // the highest un-SACKed segment, 9, once. Off (every profile): 9 waits for the RTO.
     for rescue in [true, false] {
         let cfg = TcpConfig { rescue_retransmit: rescue, ..sack_cfg(false) };
-        let mut s = TcpSender::new(&cfg, Some(10), MSS);
-        s.cwnd = 10.0;
-        s.ssthresh = 10.0;
-        let mut out = Vec::new();
-        s.start(0, &mut out);
-        out.clear();
+        let (mut s, mut out) = started(&cfg, Some(10), 10, 10);
         let mut resent = Vec::new();
         for k in 1..=8u64 {
             s.on_ack(MS * k, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
@@ -941,12 +942,7 @@ fn prr_recover_fs_of_a_loss_recovery_follows_the_rule() {
     // gives 16, the window before the reduction (Linux's prior_cwnd) 30 gives 15.
     for (recover_fs, want) in [(RecoverFs::Flight, 16.0), (RecoverFs::Cwnd, 15.0)] {
         let cfg = TcpConfig { prr_recover_fs: recover_fs, ..sack_cfg(true) };
-        let mut s = TcpSender::new(&cfg, Some(20), MSS);
-        s.cwnd = 30.0;
-        s.ssthresh = 30.0;
-        let mut out = Vec::new();
-        s.start(0, &mut out);
-        assert_eq!(out.len(), 20);
+        let (mut s, mut out) = started(&cfg, Some(20), 30, 20);
         for k in 1..=5u64 {
             s.on_ack(MS * k, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
         }
