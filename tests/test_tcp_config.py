@@ -214,21 +214,22 @@ def test_fidelity_settings_resolve_per_profile_and_override():
         Scenario.from_dict(tcp_group(cubic_alpha="linux"))
 
 
-def test_prr_rules_are_ns3_only_in_the_ns3_profile():
-    """ns-3.44's TcpPrrRecovery count and RecoverFS in the `ns3` profile, RFC 6937's elsewhere; a
-    scenario may set either, and nothing else."""
+def test_prr_rules_follow_each_profile():
+    """ns-3.44's TcpPrrRecovery count and RecoverFS (the pipe) in the `ns3` profile, Linux's
+    RecoverFS (the window before the reduction) in `linux`, RFC 6937's elsewhere; a scenario may
+    set either, and nothing else."""
     def rule(**kw):
         t = Scenario.from_dict(tcp_group(**kw)).sim_config["flows"][0]["transport"]
         return t["prr_delivered"], t["prr_recover_fs"]
 
     rfc = ("rfc6937", "flight")
-    assert [rule(profile=p) for p in ("ns2-sack", "ns3", "ns3.26", "linux")] == [rfc, ("ns3", "pipe"), rfc, rfc]
+    assert [rule(profile=p) for p in ("ns2-sack", "ns3", "ns3.26", "linux")] == [rfc, ("ns3", "pipe"), rfc, ("rfc6937", "cwnd")]
     assert rule(profile="ns3", prr_delivered="rfc6937", prr_recover_fs="flight") == rfc
-    assert rule(profile="linux", prr_delivered="ns3") == ("ns3", "flight")
+    assert rule(profile="linux", prr_delivered="ns3", prr_recover_fs="pipe") == ("ns3", "pipe")
     with pytest.raises(ScenarioError, match=r"^flows\[0\]\.prr_delivered: expected one of 'rfc6937', 'ns3'"):
         Scenario.from_dict(tcp_group(prr_delivered="linux"))
-    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.prr_recover_fs: expected one of 'flight', 'pipe'"):
-        Scenario.from_dict(tcp_group(prr_recover_fs="cwnd"))
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.prr_recover_fs: expected one of 'flight', 'pipe', 'cwnd'"):
+        Scenario.from_dict(tcp_group(prr_recover_fs="prior"))
 
 
 def test_per_flow_start_times_are_replayed():
