@@ -42,6 +42,8 @@ int64_t g_warmupNs = 0;
 // known difference.
 bool g_rfc6937Prr = false;
 bool g_resetRenoSack = false;
+// AQMLAB_XVAL_FILL=segment (see TcpSender): the sender writes one segment at a time.
+bool g_fillBySegment = false;
 // Diagnostics: with AQMLAB_XVAL_CWND set, every change of the first flow's cwnd and ssthresh
 // (bytes) and of its congestion state (TcpSocketState::TcpCongState_t), and each of its
 // retransmissions (sequence number) and advances of its highest cumulative ACK, go to
@@ -134,7 +136,13 @@ struct FlowStats
 
 std::vector<FlowStats> g_flows;
 
-// Bulk or fixed-size transfer: keeps the socket's send buffer full.
+// Bulk or fixed-size transfer: keeps the socket's send buffer full, writing `chunk` bytes
+// whenever that much room is free (TcpSocketBase::NewAck calls Space after it frees the
+// acknowledged data). Diagnostic (docs/xval.md, "Known differences", 7): the chunk is 16
+// segments, so a flow held by its send buffer has 16 segments less outstanding just before each
+// write and then sends them back to back; with AQMLAB_XVAL_FILL=segment the chunk is one
+// segment, and the buffer stays full to within a segment, as aqmlab's snd_buf_bytes keeps
+// outstanding data at the buffer's whole segments.
 class TcpSender : public Application
 {
   public:
@@ -620,6 +628,7 @@ main(int argc, char** argv)
     g_warmupNs = kWarmupNs;
     g_rfc6937Prr = Switch("AQMLAB_XVAL_PRR", "rfc6937");
     g_resetRenoSack = Switch("AQMLAB_XVAL_RENO_SACK", "reset");
+    g_fillBySegment = Switch("AQMLAB_XVAL_FILL", "segment");
 
     uint32_t nFlows = 0;
     for (const Group& g : kGroups)
@@ -711,7 +720,7 @@ main(int argc, char** argv)
                 st->socket = NewTcpSocket<CountingTcpSocket>(src, g);
                 st->socket->TraceConnectWithoutContext("Retransmission",
                                                        MakeBoundCallback(&OnRetransmission, st));
-                app = CreateObject<TcpSender>(st->socket, peer, g.maxBytes, g.segmentSize * 16);
+                app = CreateObject<TcpSender>(st->socket, peer, g.maxBytes, g.segmentSize * (g_fillBySegment ? 1 : 16));
                 if (i == 0 && std::getenv("AQMLAB_XVAL_CWND"))
                 {
                     g_cwnd.open(out + ".cwnd");
