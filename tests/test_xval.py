@@ -228,6 +228,15 @@ NO_SACK = {"duration": "30s", "warmup": "10s",
            "flows": [{"type": "tcp", "profile": "ns3", "count": 6, "sack": False, "ack_every": 1,
                       "rtt": "100ms", "start": {"uniform": ["0s", "1s"]}}]}
 
+# One NewReno flow alone for 2 s, held by the `ns3` profile's 128 KiB buffers (138 segments of 948
+# B) before four more start into a 100-packet pfifo: it sends a segment per segment acknowledged,
+# into the places its own departures free, and the others' growth finds the queue full.
+HELD = {"duration": "20s", "warmup": "5s",
+        "bottleneck.queue": {"type": "drop_tail", "limit": "100p"},
+        "flows": [{"name": "held", "type": "tcp", "profile": "ns3", "rtt": "100ms", "start": "0s"},
+                  {"name": "late", "type": "tcp", "profile": "ns3", "count": 4, "rtt": "100ms",
+                   "start": {"uniform": ["2s", "3s"]}}]}
+
 
 def one_seed(scn):
     m, binary = xval.prepare(scn)
@@ -271,6 +280,24 @@ def test_the_prr_count_is_what_the_prr_switch_changes(monkeypatch):
     assert stock > 2 * n_rfc, (stock, n_rfc)
     assert near(n, stock), (n, stock)
     assert near(n_rfc, switched), (n_rfc, switched)
+
+
+def test_the_fill_switch_removes_its_difference(monkeypatch):
+    """The held flow keeps its window of W = 138 segments (131 072 // 948) and loses nothing, so
+    it gets at least W over the longest round trip, 100 ms and a full queue (100 packets and the
+    device's one, 1 002 B at 10 Mb/s each): 5.78 Mb/s, less one window over the 15 s measured
+    (data in flight at its edges). Stock ns-3's sender writes 16 segments at a time, and those
+    bursts into the full queue are dropped; with the switch it writes one segment at a time,
+    and ns-3's flow is held as aqmlab's is."""
+    scn = scenario(**HELD)
+    ours, stock = one_seed(scn)
+    monkeypatch.setenv("AQMLAB_XVAL_FILL", "segment")
+    _, switched = one_seed(scn)
+    w = 131_072 // 948 * 948 * 8
+    held = w / (0.1 + 101 * 1002 * 8 / 10e6) / 1e6 - w / 15 / 1e6
+    for side in (ours, switched):
+        assert side["goodput_mbps[held]"] >= held and side["retransmits[held]"] == 0, side
+    assert stock["goodput_mbps[held]"] < held and stock["retransmits[held]"] > 0, stock
 
 
 def test_a_diagnostic_switch_accepts_only_its_value(monkeypatch):
