@@ -228,6 +228,15 @@ NO_SACK = {"duration": "30s", "warmup": "10s",
            "flows": [{"type": "tcp", "profile": "ns3", "count": 6, "sack": False, "ack_every": 1,
                       "rtt": "100ms", "start": {"uniform": ["0s", "1s"]}}]}
 
+# One NewReno flow alone for 2 s, held by the `ns3` profile's 128 KiB buffers (138 segments of 948
+# B) before four more start into a 100-packet pfifo: it sends a segment per segment acknowledged,
+# into the places its own departures free, and the others' growth finds the queue full.
+HELD = {"duration": "20s", "warmup": "5s",
+        "bottleneck.queue": {"type": "drop_tail", "limit": "100p"},
+        "flows": [{"name": "held", "type": "tcp", "profile": "ns3", "rtt": "100ms", "start": "0s"},
+                  {"name": "late", "type": "tcp", "profile": "ns3", "count": 4, "rtt": "100ms",
+                   "start": {"uniform": ["2s", "3s"]}}]}
+
 
 def one_seed(scn):
     m, binary = xval.prepare(scn)
@@ -273,7 +282,29 @@ def test_the_prr_count_is_what_the_prr_switch_changes(monkeypatch):
     assert near(n_rfc, switched), (n_rfc, switched)
 
 
-def test_a_diagnostic_switch_accepts_only_its_value(monkeypatch):
-    monkeypatch.setenv("AQMLAB_XVAL_PRR", "linux")
-    with pytest.raises(RuntimeError, match="AQMLAB_XVAL_PRR: accepted value rfc6937, got 'linux'"):
+def test_the_sender_keeps_its_buffer_full_and_the_burst_switch_loses_the_held_flow(monkeypatch):
+    """The held flow keeps its window of W = 138 segments (131 072 // 948) and loses nothing, so
+    it gets at least W over the longest round trip, 100 ms and a full queue (100 packets and the
+    device's one, 1 002 B at 10 Mb/s each): 5.78 Mb/s, less one window over the 15 s measured
+    (data in flight at its edges). The program's sender writes one segment at a time, the
+    application aqmlab's snd_buf_bytes models, and ns-3's flow is held as aqmlab's is; with
+    AQMLAB_XVAL_FILL=burst it writes 16 segments at a time, and those bursts into the full
+    queue are dropped."""
+    scn = scenario(**HELD)
+    ours, ns3 = one_seed(scn)
+    monkeypatch.setenv("AQMLAB_XVAL_FILL", "burst")
+    _, burst = one_seed(scn)
+    w = 131_072 // 948 * 948 * 8
+    held = w / (0.1 + 101 * 1002 * 8 / 10e6) / 1e6 - w / 15 / 1e6
+    for side in (ours, ns3):
+        assert side["goodput_mbps[held]"] >= held and side["retransmits[held]"] == 0, side
+    assert burst["goodput_mbps[held]"] < held and burst["retransmits[held]"] > 0, burst
+
+
+@pytest.mark.parametrize("name, value, bad", [("AQMLAB_XVAL_PRR", "rfc6937", "linux"),
+                                              ("AQMLAB_XVAL_FILL", "burst", "segment")])
+def test_a_diagnostic_switch_accepts_only_its_value(monkeypatch, name, value, bad):
+    """`segment` was the fill switch's value before one-segment writes became the default."""
+    monkeypatch.setenv(name, bad)
+    with pytest.raises(RuntimeError, match=f"{name}: accepted value {value}, got '{bad}'"):
         one_seed(scenario(duration="2s", warmup="1s"))

@@ -42,6 +42,9 @@ int64_t g_warmupNs = 0;
 // known difference.
 bool g_rfc6937Prr = false;
 bool g_resetRenoSack = false;
+// AQMLAB_XVAL_FILL=burst (see TcpSender): the sender writes 16 segments at a time, as it did
+// before 2026-11-28.
+bool g_fillByBurst = false;
 // Diagnostics: with AQMLAB_XVAL_CWND set, every change of the first flow's cwnd and ssthresh
 // (bytes) and of its congestion state (TcpSocketState::TcpCongState_t), and each of its
 // retransmissions (sequence number) and advances of its highest cumulative ACK, go to
@@ -134,7 +137,15 @@ struct FlowStats
 
 std::vector<FlowStats> g_flows;
 
-// Bulk or fixed-size transfer: keeps the socket's send buffer full.
+// Bulk or fixed-size transfer: keeps the socket's send buffer full, writing `chunk` bytes
+// whenever that much room is free. TcpSocketBase::NewAck calls Space after it frees the
+// acknowledged data, and TcpTxBuffer::Add refuses data beyond SndBufSize, so a flow held by its
+// send buffer has `chunk` bytes less outstanding before each write and then sends them back to
+// back. The chunk is one segment, so the buffer stays full to within a segment: the application
+// aqmlab's snd_buf_bytes models, which keeps outstanding data at the buffer's whole segments
+// (docs/xval.md, "Known differences", 7). Diagnostic: with AQMLAB_XVAL_FILL=burst the chunk is
+// 16 segments, the program's sender before 2026-11-28, whose bursts a held flow lost to a full
+// tail-drop queue where aqmlab's lost nothing.
 class TcpSender : public Application
 {
   public:
@@ -620,6 +631,7 @@ main(int argc, char** argv)
     g_warmupNs = kWarmupNs;
     g_rfc6937Prr = Switch("AQMLAB_XVAL_PRR", "rfc6937");
     g_resetRenoSack = Switch("AQMLAB_XVAL_RENO_SACK", "reset");
+    g_fillByBurst = Switch("AQMLAB_XVAL_FILL", "burst");
 
     uint32_t nFlows = 0;
     for (const Group& g : kGroups)
@@ -711,7 +723,8 @@ main(int argc, char** argv)
                 st->socket = NewTcpSocket<CountingTcpSocket>(src, g);
                 st->socket->TraceConnectWithoutContext("Retransmission",
                                                        MakeBoundCallback(&OnRetransmission, st));
-                app = CreateObject<TcpSender>(st->socket, peer, g.maxBytes, g.segmentSize * 16);
+                app = CreateObject<TcpSender>(st->socket, peer, g.maxBytes,
+                                              g.segmentSize * (g_fillByBurst ? 16 : 1));
                 if (i == 0 && std::getenv("AQMLAB_XVAL_CWND"))
                 {
                     g_cwnd.open(out + ".cwnd");
