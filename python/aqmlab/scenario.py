@@ -414,6 +414,10 @@ class TcpGroup(FlowGroup):
                                         "(tcp_mark_lost_retrans)", default=None, sim="lost_retransmit")
     rescue_retransmit: bool | None = spec(Bool(), "RFC 6675 NextSeg rule 4, the rescue retransmission",
                                           default=None, sim="rescue_retransmit")
+    keep_high_rxt: bool | None = spec(Bool(), "a segment resent in one SACK recovery stays resent in the next, in "
+                                      "its pipe and passed over by NextSeg, until a timeout (ns-3.44's "
+                                      "retransmitted flags), rather than RFC 6675's HighRxt per recovery",
+                                      default=None, sim="keep_high_rxt")
     ecn_cwr: str | None = spec(Choice(("grow", "hold", "prr")), "the window after an ECN reduction until the data "
                                "then outstanding is acknowledged: grows (RFC 3168 as written), held at ssthresh "
                                "(ns-3 without PRR), or brought down by PRR (ns-3 with PRR, Linux)",

@@ -263,6 +263,8 @@ def _tcp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
           "TcpTxBuffer::NextSeg leaves a lost retransmission to the timer")
     _need(t["rescue_retransmit"], False, f"{path}.rescue_retransmit",
           "TcpTxBuffer::NextSeg has no RFC 6675 rescue retransmission")
+    _need(t["keep_high_rxt"], True, f"{path}.keep_high_rxt",
+          "TcpTxBuffer keeps a segment's retransmitted flag across recoveries until a timeout (SetSentListLost)")
     _need(t["rack"], False, f"{path}.rack", "ns-3.44 has no RACK-TLP")
     _need(t["ecn_cwr"], "prr" if t["prr"] else "hold", f"{path}.ecn_cwr",
           "TcpSocketBase::EnterCwr hands the ECN reduction to the recovery algorithm (PRR or classic) and "

@@ -179,6 +179,19 @@ pub struct TcpConfig {
     /// from older scenario files: off.
     #[serde(default)]
     pub rescue_retransmit: bool,
+    /// Keep the retransmitted mark of every segment resent since the last retransmission
+    /// timeout across SACK recoveries, as ns-3.44 does: TcpTxBuffer flags each retransmitted
+    /// segment (TcpTxItem::m_retrans), NextSeg passes over flagged segments and BytesInFlight
+    /// counts them in the pipe, and only a timeout (SetSentListLost) clears the flags, or
+    /// EnterRecovery's MarkHeadAsLost the head's. A segment resent in one recovery and still
+    /// outstanding when the next starts (one lost above the first recovery's point and
+    /// repaired within it) stays in that recovery's pipe and is not resent again: the next
+    /// recovery's HighRxt starts at the previous one's. Off: RFC 6675's HighRxt, "the highest
+    /// sequence number which has been retransmitted during the current loss recovery phase",
+    /// so such a segment counts as lost again and is resent. Only the `ns3` profile has it on.
+    /// Absent from older scenario files: off.
+    #[serde(default)]
+    pub keep_high_rxt: bool,
     /// The window while an ECN reduction's CWR phase lasts; see [`EcnCwr`]. The `ns3` and `linux`
     /// profiles resolve it from `prr` (see [`TcpConfig::resolve`]). Absent from older scenario files:
     /// grow.
@@ -374,6 +387,7 @@ impl TcpConfig {
             cubic_alpha: CubicAlpha::Fixed,
             lost_retransmit: false,
             rescue_retransmit: false,
+            keep_high_rxt: false,
             ecn_cwr: EcnCwr::Grow,
             prr_delivered: PrrDelivered::Rfc6937,
             prr_recover_fs: RecoverFs::Flight,
@@ -401,7 +415,14 @@ impl TcpConfig {
                 delack_timeout_ns: 100 * MS,
                 ..base
             },
-            "ns3" => TcpConfig { prr: true, limited_transmit: true, prr_delivered: PrrDelivered::Ns3, prr_recover_fs: RecoverFs::Pipe, ..base },
+            "ns3" => TcpConfig {
+                prr: true,
+                limited_transmit: true,
+                prr_delivered: PrrDelivered::Ns3,
+                prr_recover_fs: RecoverFs::Pipe,
+                keep_high_rxt: true,
+                ..base
+            },
             "ns3.26" => TcpConfig { sack: false, initial_cwnd: 1, limited_transmit: true, ..base },
             "linux" => TcpConfig {
                 cc: "cubic".into(),
@@ -520,6 +541,8 @@ mod tests {
         assert_eq!(all.iter().map(rule).collect::<Vec<_>>(), [PrrDelivered::Rfc6937, PrrDelivered::Ns3, PrrDelivered::Rfc6937, PrrDelivered::Rfc6937]);
         let fs = |c: &TcpConfig| c.prr_recover_fs;
         assert_eq!(all.iter().map(fs).collect::<Vec<_>>(), [RecoverFs::Flight, RecoverFs::Pipe, RecoverFs::Flight, RecoverFs::Cwnd]);
+        // ns-3.44's TcpTxBuffer keeps its retransmitted flags until a timeout.
+        assert_eq!(all.iter().map(|c| c.keep_high_rxt).collect::<Vec<_>>(), [false, true, false, false]);
         assert!(TcpConfig::profile("bsd").is_none());
     }
 
@@ -599,7 +622,7 @@ mod tests {
         v.as_object_mut().unwrap().remove("rack");
         v.as_object_mut().unwrap().remove("cubic_alpha");
         v.as_object_mut().unwrap().remove("lost_retransmit");
-        for k in ["rcv_wnd_bytes", "snd_buf_bytes", "option_bytes", "rescue_retransmit", "prr_delivered", "prr_recover_fs"] {
+        for k in ["rcv_wnd_bytes", "snd_buf_bytes", "option_bytes", "rescue_retransmit", "prr_delivered", "prr_recover_fs", "keep_high_rxt"] {
             v.as_object_mut().unwrap().remove(k);
         }
         let c: TcpConfig = serde_json::from_value(v).unwrap();
@@ -608,7 +631,7 @@ mod tests {
         assert_eq!(c.cubic_alpha, CubicAlpha::Rfc9438);
         assert!(c.lost_retransmit);
         assert_eq!((c.rcv_wnd_bytes, c.snd_buf_bytes, c.option_bytes, c.rescue_retransmit), (None, None, OptionBytes::Uncounted, false));
-        assert_eq!((c.prr_delivered, c.prr_recover_fs), (PrrDelivered::Rfc6937, RecoverFs::Flight));
+        assert_eq!((c.prr_delivered, c.prr_recover_fs, c.keep_high_rxt), (PrrDelivered::Rfc6937, RecoverFs::Flight, false));
         c.validate().unwrap();
     }
 }

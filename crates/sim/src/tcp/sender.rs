@@ -49,6 +49,7 @@ struct Params {
     keep_sack_on_rto: bool,
     lost_retransmit: bool,
     rescue_retransmit: bool,
+    keep_high_rxt: bool,
     growth: Growth,
     reduce_from: ReduceFrom,
     ecn: bool,
@@ -92,6 +93,11 @@ pub struct TcpSender {
     recover: Option<u64>,
     ca: CaState,
     sb: Scoreboard,
+    /// With `keep_high_rxt`: the highest segment retransmitted since the last timeout, by a
+    /// SACK recovery's NextSeg (its HighRxt when it ended) or the resending after a timeout.
+    /// Every segment up to it not yet acknowledged or SACKed has been retransmitted since, as
+    /// both resend holes in order from SND.UNA: ns-3.44's TcpTxItem::m_retrans flags.
+    rtx_mark: Option<u64>,
     /// RACK-TLP (RFC 8985), when configured (with SACK).
     rack: Option<Box<Rack>>,
     /// Set CWR on the next new segment (RFC 3168 §6.1.2), after a reduction with ECN on.
@@ -123,6 +129,7 @@ impl TcpSender {
                 keep_sack_on_rto: cfg.keep_sack_on_rto,
                 lost_retransmit: cfg.lost_retransmit,
                 rescue_retransmit: cfg.rescue_retransmit,
+                keep_high_rxt: cfg.keep_high_rxt,
                 growth: cfg.growth,
                 reduce_from: cfg.reduce_from,
                 ecn: cfg.ecn != EcnMode::Off,
@@ -150,6 +157,7 @@ impl TcpSender {
             recover: None,
             ca: CaState::Open,
             sb: Scoreboard::default(),
+            rtx_mark: None,
             rack: (cfg.rack && cfg.sack).then(Box::default),
             cwr_pending: false,
             s_ace: (super::receiver::ACE_INIT % 8) as u8,
@@ -240,8 +248,10 @@ impl TcpSender {
     }
 
     /// RFC 6675 §4 SetPipe, less the retransmissions found lost and not yet sent again.
+    /// Outside a recovery, with `keep_high_rxt`, the segments retransmitted since the last
+    /// timeout count as HighRxt's do (ns-3.44's BytesInFlight adds every flagged segment).
     fn pipe(&self) -> u64 {
-        let (high_rxt, relost) = self.ca.sack_recovery().map_or((None, 0), |r| (Some(r.high_rxt), r.rtx.relost()));
+        let (high_rxt, relost) = self.ca.sack_recovery().map_or((self.rtx_mark, 0), |r| (Some(r.high_rxt), r.rtx.relost()));
         let pipe = match &self.rack {
             Some(r) => self.sb.pipe_lost_below(self.snd_una, self.snd_max, high_rxt, r.lost_below),
             None => self.sb.pipe(self.snd_una, self.snd_max, high_rxt, self.p.dupack_threshold),
@@ -529,6 +539,11 @@ impl TcpSender {
                 // Full acknowledgement: recovery ends. RFC 6675 and RFC 6937 set cwnd to
                 // ssthresh; RFC 6582 §3.2 step 3 (option 1) to min(ssthresh, max(FlightSize,
                 // SMSS) + SMSS).
+                if let Repair::Sack(r) = &rec.repair {
+                    if self.p.keep_high_rxt {
+                        self.rtx_mark = Some(r.high_rxt);
+                    }
+                }
                 self.ca = CaState::Cwr { until: rec.point, reducing: None };
                 self.forget_losses();
                 let flight = self.flight().max(1) as f64;
@@ -643,7 +658,11 @@ impl TcpSender {
             let mut rtx = Retransmissions::default();
             rtx.record(self.snd_una, self.snd_max, now);
             let prr = self.p.prr.then(|| Prr::start(recover_fs, self.p.prr_delivered, self.p.mss));
-            Repair::Sack(SackRecovery { high_rxt: self.snd_una, rtx, prr, rescued: false })
+            // With `keep_high_rxt`, the segments the previous recovery resent stay resent (ns-3.44:
+            // NextSeg passes over m_retrans); the fast retransmission resends the head anyway
+            // (EnterRecovery's SendDataPacket at SND.UNA, whatever its flag).
+            let high_rxt = self.snd_una.max(self.rtx_mark.unwrap_or(0));
+            Repair::Sack(SackRecovery { high_rxt, rtx, prr, rescued: false })
         } else {
             Repair::NewReno { partial_seen: false }
         };
@@ -772,6 +791,8 @@ impl TcpSender {
         if !self.p.keep_sack_on_rto {
             self.sb.clear();
         }
+        // ns-3.44 TcpTxBuffer::SetSentListLost clears every retransmitted flag.
+        self.rtx_mark = None;
         self.dupacks = 0;
         self.timed = None;
         self.cwr_pending = self.p.ecn;
@@ -868,6 +889,9 @@ impl TcpSender {
                     let seq = self.snd_nxt;
                     if !self.sb.is_sacked(seq) {
                         self.retransmit(now, seq, out);
+                        if self.p.keep_high_rxt {
+                            self.rtx_mark = Some(seq);
+                        }
                     }
                     self.snd_nxt += 1;
                 } else {
