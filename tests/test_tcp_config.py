@@ -232,6 +232,18 @@ def test_prr_rules_follow_each_profile():
         Scenario.from_dict(tcp_group(prr_recover_fs="prior"))
 
 
+def test_retransmitted_marks_outlive_a_recovery_in_the_ns3_profile_only():
+    """ns-3.44's TcpTxBuffer keeps a segment's retransmitted flag until a timeout; RFC 6675's
+    HighRxt belongs to one recovery (the other profiles); a scenario may set either."""
+    def keep(**kw):
+        return Scenario.from_dict(tcp_group(**kw)).sim_config["flows"][0]["transport"]["keep_high_rxt"]
+
+    assert [keep(profile=p) for p in ("ns2-sack", "ns3", "ns3.26", "linux")] == [False, True, False, False]
+    assert (keep(profile="ns3", keep_high_rxt=False), keep(profile="linux", keep_high_rxt=True)) == (False, True)
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.keep_high_rxt: "):
+        Scenario.from_dict(tcp_group(keep_high_rxt="yes"))
+
+
 def test_per_flow_start_times_are_replayed():
     s = Scenario.from_dict({**tcp_group(start=["0s", "1.5s"]), "duration": "3s"})
     starts = [f["start_s"] for f in aqmlab.run(s, progress=False).flow_rows()]

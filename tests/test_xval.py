@@ -68,6 +68,7 @@ def scenario(**changes):
     ({"flows.0.prr": False, "flows.0.ecn_cwr": "prr"}, "flows[0].ecn_cwr"),
     ({"flows.0.prr_delivered": "rfc6937"}, "flows[0].prr_delivered"),
     ({"flows.0.prr_recover_fs": "flight"}, "flows[0].prr_recover_fs"),
+    ({"flows.0.keep_high_rxt": False}, "flows[0].keep_high_rxt"),
 ])
 def test_unsupported_settings_are_refused_by_name(changes, field):
     with pytest.raises(ScenarioError) as e:

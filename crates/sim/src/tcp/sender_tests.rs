@@ -949,3 +949,71 @@ fn prr_recover_fs_of_a_loss_recovery_follows_the_rule() {
         assert_eq!((s.ssthresh, s.cwnd), (10.0, want), "{recover_fs:?}");
     }
 }
+
+/// Segments 0..20 of a 36-segment transfer sent with cwnd 20 in the `ns3` profile without PRR
+/// (ns-3's TcpClassicRecovery) and ssthresh = cwnd/2 (TcpLinuxReno), `keep_high_rxt` as given,
+/// over a FIFO path: the first copies of 0, 18, 24 and 25 are lost, and each arrival is
+/// acknowledged at once (cumulative ACK and every SACKed range). Runs until the cumulative ACK
+/// reaches 25 and returns each retransmission as (the arrival whose ACK sent it, the segment),
+/// and the pipe after each ACK that ended or started a recovery.
+fn two_recoveries(keep_high_rxt: bool) -> (Vec<(u64, u64)>, Vec<u64>) {
+    let cfg = TcpConfig { prr: false, reduce_from: ReduceFrom::Cwnd, keep_high_rxt, ..TcpConfig::profile("ns3").unwrap() };
+    let (mut s, mut out) = started(&cfg, Some(36), 20, 20);
+    let mut path: std::collections::VecDeque<(u64, bool)> = (0..20).map(|q| (q, false)).collect();
+    let mut got = std::collections::BTreeSet::new();
+    let (mut resent, mut pipes) = (Vec::new(), Vec::new());
+    let mut now = 0;
+    while s.snd_una < 25 {
+        let (q, again) = path.pop_front().expect("the transfer is not over");
+        if !again && [0, 18, 24, 25].contains(&q) {
+            continue;
+        }
+        got.insert(q);
+        let cum = (0..).find(|k| !got.contains(k)).unwrap();
+        let mut sack: Vec<(u64, u64)> = Vec::new();
+        for &g in got.range(cum..) {
+            match sack.last_mut() {
+                Some((_, e)) if *e == g => *e += 1,
+                _ => sack.push((g, g + 1)),
+            }
+        }
+        now += MS;
+        let phase = |s: &TcpSender| (s.in_recovery(), s.stats.fast_recoveries);
+        let before = phase(&s);
+        s.on_ack(now, &AckIn { ack: cum, sack: &sack, ece: false, ace: 0, echo: 0 }, &mut out);
+        if phase(&s) != before {
+            pipes.push(s.pipe());
+        }
+        resent.extend(out.iter().filter(|g| g.retransmit).map(|g| (q, g.seq)));
+        path.extend(out.drain(..).map(|g| (g.seq, g.retransmit)));
+    }
+    (resent, pipes)
+}
+
+#[test]
+fn ns3_keeps_a_retransmission_of_the_last_recovery_in_the_next_ones_pipe() {
+    // By hand from ns-3.44's TcpSocketBase and TcpTxBuffer: BytesInFlight = sent − SACKed −
+    // lost + retransmitted, a segment lost once 3 SACKed segments lie above it, NextSeg rule 1
+    // the first lost segment below the highest SACK without the retransmitted flag. The
+    // SACKs of 1 and 2 let 20 and 21 out (pipe 19 < cwnd 20); the SACK of 3 marks 0 lost:
+    // EnterRecovery, ssthresh = cwnd = 20/2 = 10, RecoveryPoint 22, 0 resent. Each further SACK
+    // frees one segment, new ones 22 to 28 from the SACK of 13 on; the SACK of 21 marks 18
+    // lost (19, 20, 21 above): 18 is resent with 29, so the ACK of 0's copy (up to 18, whose
+    // copy is out) resends nothing. The SACK of 28 marks 24 and 25 lost (26, 27, 28 above):
+    // pipe 17 items − 8 SACKed − 3 lost + 1 flagged = 7, so 24, 25 and new 35 go. The ACK of
+    // 18's copy (24) ends the recovery; 24 and 25 keep their flags: pipe 12 − 3 − 2 + 2 = 9.
+    // The SACK of 29 finds 24 lost (IsLost by its flag): EnterRecovery resends the head 24,
+    // ssthresh = cwnd = 5, pipe 12 − 4 − 2 + 2 = 8; later SACKs bring the pipe to 5 (SACK of
+    // 32), 4, 3, and the ACK of 24's first copy to 2, but NextSeg has nothing: 24 and 25 are
+    // flagged and 35 lies above the highest SACK. Five retransmissions.
+    let (resent, pipes) = two_recoveries(true);
+    assert_eq!(resent, [(3, 0), (21, 18), (28, 24), (28, 25), (29, 24)]);
+    assert_eq!(pipes, [19, 9, 8]);
+    // RFC 6675's HighRxt per recovery: 24 and 25 count lost again once the first recovery
+    // ends (pipe 12 − 3 − 2 = 7; 7 again after the second's fast retransmission of 24), and 25
+    // is resent at the SACK of 32, when the pipe (24, 33, 34, 35) is 4 under cwnd 5, while its
+    // first copy is in flight.
+    let (resent, pipes) = two_recoveries(false);
+    assert_eq!(resent, [(3, 0), (21, 18), (28, 24), (28, 25), (29, 24), (32, 25)]);
+    assert_eq!(pipes, [19, 7, 7]);
+}
