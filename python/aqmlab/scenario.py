@@ -431,6 +431,9 @@ class TcpGroup(FlowGroup):
                                       "(RFC 6937), the pipe with the head counted lost (ns-3.44), or the window "
                                       "before the reduction (Linux's prior_cwnd)",
                                       default=None, sim="prr_recover_fs")
+    prr_ssrb: str | None = spec(Choice(("rfc6937", "linux")), "when PRR's slow-start reduction bound sends a "
+                                "segment more than an ACK delivered: always (RFC 6937) or on an ACK that advances "
+                                "snd_una and marks nothing newly lost (Linux)", default=None, sim="prr_ssrb")
     pacing: bool | None = spec(Bool(), "pace data at a multiple of cwnd/srtt (Linux's internal pacing; on for "
                                "Prague)", default=None, sim="pacing")
     prague: str | None = spec(Choice(("linux", "draft")), "which TCP Prague: `linux` (tcp_prague v0.7: α from 0, "

@@ -274,6 +274,10 @@ def _tcp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
               "TcpPrrRecovery::DoRecovery adds a segment per isDupAck call under RecoverFS, with SACK too, and "
               "computes sndcnt in bytes with a 32-bit product; TcpSocketBase::ProcessAck hands an ACK that SACKs "
               "and advances to it twice")
+    if t["prr"] or t["ecn_cwr"] == "prr":
+        _need(t["prr_ssrb"], "rfc6937", f"{path}.prr_ssrb",
+              "TcpPrrRecovery's PRR-SSRB is not Linux's rule (ns-3.44 adds its segment when retransmitted data "
+              "was acknowledged, which no setting models; rfc6937 is the mapped approximation, docs/xval.md)")
     if t["prr"]:
         _need(t["prr_recover_fs"], "pipe", f"{path}.prr_recover_fs",
               "TcpPrrRecovery::EnterRecovery takes RecoverFS from m_bytesInFlight, the pipe EnterRecovery has "

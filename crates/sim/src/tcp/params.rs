@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 pub use super::cc::{CubicAlpha, Growth, ReduceFrom};
 pub use super::prague::PragueVariant;
-pub use super::recovery::{PrrDelivered, RecoverFs};
+pub use super::recovery::{PrrDelivered, PrrSsrb, RecoverFs};
 
 /// How the receiver echoes congestion marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -207,6 +207,11 @@ pub struct TcpConfig {
     /// `cwnd`, the others `flight`. Absent from older scenario files: flight.
     #[serde(default)]
     pub prr_recover_fs: RecoverFs,
+    /// When PRR-SSRB sends one segment more than an ACK delivered: on every ACK (RFC 6937) or
+    /// on one that advances snd_una without new losses (Linux); see [`PrrSsrb`]. The `linux`
+    /// profile has `linux`, the others `rfc6937`. Absent from older scenario files: rfc6937.
+    #[serde(default)]
+    pub prr_ssrb: PrrSsrb,
     /// Pace data at ratio·max(cwnd, in flight)/srtt (Linux's internal pacing, EDT: each segment
     /// leaves no earlier than one interval after the previous one); the ratio is 2 in slow start
     /// (cwnd < ssthresh/2) and 1.2 after (tcp_update_pacing_rate), Prague's 2 and 1
@@ -338,10 +343,10 @@ impl TcpConfig {
     ///   aligns them, an ECN reduction through PRR without growth until the window of the echo
     ///   is acknowledged ([`EcnCwr::Prr`]; Prague reduces at once and keeps `grow`), PRR's
     ///   RecoverFS the window before the reduction ([`RecoverFs::Cwnd`], tcp_init_cwnd_reduction's
-    ///   prior_cwnd). Not modelled: pacing, RACK's adaptive reordering window, receive-buffer
-    ///   autotuning, integer cwnd arithmetic (β = 717/1024), PRR-SSRB's extra segment only on
-    ///   an ACK that advances snd_una and finds nothing newly lost (tcp_cwnd_reduction; here on
-    ///   every ACK, as RFC 6937 §3 has it). HyStart is turned off when another
+    ///   prior_cwnd) and PRR-SSRB's extra segment only on an ACK that advances snd_una and marks
+    ///   nothing newly lost ([`PrrSsrb::Linux`], tcp_cwnd_reduction). Not modelled: pacing,
+    ///   RACK's adaptive reordering window, receive-buffer autotuning, integer cwnd arithmetic
+    ///   (β = 717/1024). HyStart is turned off when another
     ///   congestion control is chosen in this profile without saying `hystart` (Linux's Reno
     ///   and DCTCP have none; see [`TcpConfig::resolve`]).
     ///
@@ -391,6 +396,7 @@ impl TcpConfig {
             ecn_cwr: EcnCwr::Grow,
             prr_delivered: PrrDelivered::Rfc6937,
             prr_recover_fs: RecoverFs::Flight,
+            prr_ssrb: PrrSsrb::Rfc6937,
             pacing: false,
             prague: PragueVariant::Linux,
         };
@@ -428,6 +434,7 @@ impl TcpConfig {
                 cc: "cubic".into(),
                 prr: true,
                 prr_recover_fs: RecoverFs::Cwnd,
+                prr_ssrb: PrrSsrb::Linux,
                 limited_transmit: true,
                 growth: Growth::ByteCounting,
                 reduce_from: ReduceFrom::Cwnd,
@@ -541,6 +548,8 @@ mod tests {
         assert_eq!(all.iter().map(rule).collect::<Vec<_>>(), [PrrDelivered::Rfc6937, PrrDelivered::Ns3, PrrDelivered::Rfc6937, PrrDelivered::Rfc6937]);
         let fs = |c: &TcpConfig| c.prr_recover_fs;
         assert_eq!(all.iter().map(fs).collect::<Vec<_>>(), [RecoverFs::Flight, RecoverFs::Pipe, RecoverFs::Flight, RecoverFs::Cwnd]);
+        let ssrb = |c: &TcpConfig| c.prr_ssrb;
+        assert_eq!(all.iter().map(ssrb).collect::<Vec<_>>(), [PrrSsrb::Rfc6937, PrrSsrb::Rfc6937, PrrSsrb::Rfc6937, PrrSsrb::Linux]);
         // ns-3.44's TcpTxBuffer keeps its retransmitted flags until a timeout.
         assert_eq!(all.iter().map(|c| c.keep_high_rxt).collect::<Vec<_>>(), [false, true, false, false]);
         assert!(TcpConfig::profile("bsd").is_none());

@@ -35,8 +35,10 @@ impl Retransmissions {
     }
 
     /// A retransmission is lost when DupThresh segments sent after it have been SACKed while
-    /// it has not (the test of Linux's tcp_mark_lost_retrans, before RACK).
-    pub fn detect_lost_by_dupthresh(&mut self, sb: &Scoreboard, dup_thresh: u64, una: u64) {
+    /// it has not (the test of Linux's tcp_mark_lost_retrans, before RACK). Returns whether one
+    /// was newly found lost.
+    pub fn detect_lost_by_dupthresh(&mut self, sb: &Scoreboard, dup_thresh: u64, una: u64) -> bool {
+        let mut found = false;
         let highest = sb.highest_sacked_end();
         while let Some(&(seq, sent_after, _)) = self.sent.front() {
             if highest < sent_after + dup_thresh {
@@ -44,10 +46,11 @@ impl Retransmissions {
             }
             self.sent.pop_front();
             if seq >= una && !sb.is_sacked(seq) {
-                self.relost.insert(seq);
+                found |= self.relost.insert(seq);
             }
         }
         self.relost.retain(|&s| s >= una);
+        found
     }
 
     /// RACK's test for retransmissions (RFC 8985 §2.2: a lost retransmission is found the same
@@ -141,6 +144,20 @@ pub enum RecoverFs {
     Cwnd,
 }
 
+/// When PRR's slow-start reduction bound (PRR-SSRB, once the pipe is at or below ssthresh) lets
+/// an ACK send one segment more than it delivered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrrSsrb {
+    /// RFC 6937 §3: on every ACK (limit = MAX(prr_delivered − prr_out, DeliveredData) + MSS).
+    #[default]
+    Rfc6937,
+    /// Linux's tcp_cwnd_reduction: only on an ACK that advances snd_una and marks nothing newly
+    /// lost (FLAG_SND_UNA_ADVANCED and no rs->losses); otherwise the ACK sends what it
+    /// delivered, packet conservation.
+    Linux,
+}
+
 /// What one ACK delivered, as PRR reads it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Delivery {
@@ -150,6 +167,9 @@ pub struct Delivery {
     pub advanced: bool,
     /// The ACK SACKed data not SACKed before.
     pub sacked: bool,
+    /// Loss detection on this ACK marked a segment lost that was not before (Linux's
+    /// rs->losses > 0).
+    pub newly_lost: bool,
 }
 
 /// Proportional Rate Reduction (RFC 6937 §3).
@@ -162,6 +182,7 @@ pub struct Prr {
     /// RecoverFS: the data in flight when the recovery started (see [`RecoverFs`]).
     recover_fs: u64,
     rule: PrrDelivered,
+    ssrb: PrrSsrb,
     /// Bytes per segment (ns-3's arithmetic is in bytes).
     mss: u32,
 }
@@ -169,13 +190,18 @@ pub struct Prr {
 impl Prr {
     /// A recovery starts with `recover_fs` in flight; its fast retransmit is already counted.
     pub fn start(recover_fs: u64, rule: PrrDelivered, mss: u32) -> Self {
-        Prr { delivered: 0, out: 1, recover_fs, rule, mss }
+        Prr { delivered: 0, out: 1, recover_fs, rule, ssrb: PrrSsrb::Rfc6937, mss }
     }
 
     /// An ECN reduction's PRR (no retransmission starts it), with RecoverFS as [`RecoverFs`]
     /// gives it for an echo.
     pub fn start_cwr(recover_fs: u64, rule: PrrDelivered, mss: u32) -> Self {
-        Prr { delivered: 0, out: 0, recover_fs, rule, mss }
+        Prr { delivered: 0, out: 0, recover_fs, rule, ssrb: PrrSsrb::Rfc6937, mss }
+    }
+
+    /// The same with PRR-SSRB's extra segment by `ssrb`'s rule.
+    pub fn with_ssrb(self, ssrb: PrrSsrb) -> Self {
+        Prr { ssrb, ..self }
     }
 
     /// One segment sent.
@@ -188,20 +214,25 @@ impl Prr {
     /// true (the callers say why); it then also does with isDupAck = false when the ACK
     /// advanced.
     pub fn on_ack(&mut self, d: Delivery, dup_call: bool, pipe: f64, ssthresh: f64) -> f64 {
+        let extra = match self.ssrb {
+            PrrSsrb::Rfc6937 => true,
+            PrrSsrb::Linux => d.advanced && !d.newly_lost,
+        };
         if self.rule == PrrDelivered::Ns3 && dup_call {
             let credit = u64::from(self.delivered < self.recover_fs);
-            let cwnd = self.on_delivered(d.segments + credit, pipe, ssthresh);
+            let cwnd = self.on_delivered(d.segments + credit, pipe, ssthresh, extra);
             if !d.advanced {
                 return cwnd;
             }
         }
-        self.on_delivered(d.segments, pipe, ssthresh)
+        self.on_delivered(d.segments, pipe, ssthresh, extra)
     }
 
     /// RFC 6937 §3: `delivered` more segments reached the receiver; returns the window for
     /// this ACK, pipe + sndcnt: proportional while the pipe is above ssthresh, slow-start
-    /// reduction bound (PRR-SSRB) once it is below.
-    fn on_delivered(&mut self, delivered: u64, pipe: f64, ssthresh: f64) -> f64 {
+    /// reduction bound (PRR-SSRB) once it is below, with its one segment more than delivered
+    /// when `extra` (see [`PrrSsrb`]).
+    fn on_delivered(&mut self, delivered: u64, pipe: f64, ssthresh: f64, extra: bool) -> f64 {
         self.delivered += delivered;
         let sndcnt = if pipe > ssthresh {
             match self.rule {
@@ -209,7 +240,7 @@ impl Prr {
                 PrrDelivered::Ns3 => self.ns3_proportional(ssthresh),
             }
         } else {
-            let limit = (self.delivered.saturating_sub(self.out)).max(delivered) as f64 + 1.0;
+            let limit = (self.delivered.saturating_sub(self.out)).max(delivered) as f64 + f64::from(u8::from(extra));
             (ssthresh - pipe).min(limit)
         };
         pipe + sndcnt.max(0.0)
@@ -282,21 +313,39 @@ mod tests {
         // ssthresh), the first delivery allows ceil(1·10/20) − 1 = 0 more; the second,
         // ceil(2·10/20) − 1 = 0; the third ceil(1.5) − 1 = 1.
         let mut p = Prr::start(20, PrrDelivered::Rfc6937, 948);
-        assert_eq!(p.on_delivered(1, 17.0, 10.0), 17.0);
-        assert_eq!(p.on_delivered(1, 16.0, 10.0), 16.0);
-        assert_eq!(p.on_delivered(1, 15.0, 10.0), 16.0);
+        assert_eq!(p.on_delivered(1, 17.0, 10.0, true), 17.0);
+        assert_eq!(p.on_delivered(1, 16.0, 10.0, true), 16.0);
+        assert_eq!(p.on_delivered(1, 15.0, 10.0, true), 16.0);
         // Below ssthresh: PRR-SSRB, min(ssthresh − pipe, max(prr_delivered − prr_out,
         // DeliveredData) + 1) = min(10 − 8, max(3 − 1, 0) + 1) = 2.
-        assert_eq!(p.on_delivered(0, 8.0, 10.0), 10.0);
+        assert_eq!(p.on_delivered(0, 8.0, 10.0, true), 10.0);
+    }
+
+    #[test]
+    fn linux_ssrb_sends_one_more_only_on_an_advance_without_new_losses() {
+        // Linux tcp_cwnd_reduction by hand: RecoverFS 20, ssthresh 10; one delivery at pipe 17
+        // (proportional: ⌈10/20⌉ − 1 = 0), then an ACK delivering one segment at pipe 8, below
+        // ssthresh: sndcnt = min(10 − 8, max(2 − 1, 1) + extra), extra = 1 only when the ACK
+        // advanced snd_una and marked nothing newly lost. RFC 6937 adds it always.
+        let second = |ssrb: PrrSsrb, advanced: bool, newly_lost: bool| {
+            let mut p = Prr::start(20, PrrDelivered::Rfc6937, 948).with_ssrb(ssrb);
+            assert_eq!(p.on_ack(dup(1), false, 17.0, 10.0), 17.0);
+            p.on_ack(Delivery { segments: 1, advanced, sacked: !advanced, newly_lost }, false, 8.0, 10.0)
+        };
+        assert_eq!(second(PrrSsrb::Linux, false, false), 9.0);
+        assert_eq!(second(PrrSsrb::Linux, true, false), 10.0);
+        assert_eq!(second(PrrSsrb::Linux, true, true), 9.0);
+        assert_eq!(second(PrrSsrb::Rfc6937, false, false), 10.0);
+        assert_eq!(second(PrrSsrb::Rfc6937, true, true), 10.0);
     }
 
     /// A duplicate ACK that SACKs `n` segments.
     fn dup(n: u64) -> Delivery {
-        Delivery { segments: n, advanced: false, sacked: true }
+        Delivery { segments: n, advanced: false, sacked: true, newly_lost: false }
     }
     /// An ACK that advances snd_una, delivering `n` segments, SACKing some of them or not.
     fn partial(n: u64, sacked: bool) -> Delivery {
-        Delivery { segments: n, advanced: true, sacked }
+        Delivery { segments: n, advanced: true, sacked, newly_lost: false }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use aqm::Nanos;
 use super::cc::{Cc, Growth, ReduceFrom};
 use super::prague::AckInfo;
 use super::hystart::{Exit, HyStart};
-use super::params::{EcnCwr, EcnMode, PrrDelivered, RecoverFs, TcpConfig};
+use super::params::{EcnCwr, EcnMode, PrrDelivered, PrrSsrb, RecoverFs, TcpConfig};
 use super::rack::{self, Rack};
 use super::recovery::{next_seg, Delivery, NextSeg, NextSegInput, Prr, Retransmissions};
 use super::rto::RttEstimator;
@@ -56,6 +56,7 @@ struct Params {
     ecn_cwr: EcnCwr,
     prr_delivered: PrrDelivered,
     prr_recover_fs: RecoverFs,
+    prr_ssrb: PrrSsrb,
     /// Payload bytes per segment.
     mss: u32,
     /// How the receiver feeds CE back.
@@ -100,6 +101,9 @@ pub struct TcpSender {
     rtx_mark: Option<u64>,
     /// RACK-TLP (RFC 8985), when configured (with SACK).
     rack: Option<Box<Rack>>,
+    /// Without RACK: the DupThresh loss boundary (the scoreboard's lost_below) when losses were
+    /// last detected, to tell the segments an ACK newly marks lost.
+    lost_seen: u64,
     /// Set CWR on the next new segment (RFC 3168 §6.1.2), after a reduction with ECN on.
     cwr_pending: bool,
     /// AccECN: the CE packet count the sender has accounted for, modulo 8 (RFC 9768 s.cep).
@@ -136,6 +140,7 @@ impl TcpSender {
                 ecn_cwr: cfg.ecn_cwr,
                 prr_delivered: cfg.prr_delivered,
                 prr_recover_fs: cfg.prr_recover_fs,
+                prr_ssrb: cfg.prr_ssrb,
                 mss: payload,
                 feedback: cfg.ecn,
                 pace: cfg.pacing,
@@ -159,6 +164,7 @@ impl TcpSender {
             sb: Scoreboard::default(),
             rtx_mark: None,
             rack: (cfg.rack && cfg.sack).then(Box::default),
+            lost_seen: 0,
             cwr_pending: false,
             s_ace: (super::receiver::ACE_INIT % 8) as u8,
             pace_next: 0,
@@ -262,14 +268,26 @@ impl TcpSender {
     /// Marks losses during recovery: RACK's rule with RACK on (it finds lost retransmissions
     /// too, RFC 8985 §2.2), otherwise DupThresh's (the scoreboard's IsLost), with Linux's
     /// pre-RACK lost-retransmission test when configured.
-    fn detect_losses(&mut self, now: Nanos) {
+    /// Returns whether a segment was newly marked lost (Linux's rs->losses > 0): by RACK, by
+    /// the DupThresh boundary passing an un-SACKed segment (looked for only where PRR-SSRB
+    /// reads it, [`PrrSsrb::Linux`]), or a retransmission found lost.
+    fn detect_losses(&mut self, now: Nanos) -> bool {
         if self.rack.is_some() {
-            self.rack_detect(now);
-        } else if self.p.lost_retransmit {
+            return self.rack_detect(now);
+        }
+        let mut newly = false;
+        if self.p.prr_ssrb == PrrSsrb::Linux {
+            let end = self.sb.lost_below(self.p.dupack_threshold);
+            let from = self.lost_seen.max(self.snd_una);
+            newly = end > from && self.sb.sacked_in(from, end) < end - from;
+            self.lost_seen = self.lost_seen.max(end);
+        }
+        if self.p.lost_retransmit {
             if let Some(r) = self.ca.sack_recovery_mut() {
-                r.rtx.detect_lost_by_dupthresh(&self.sb, self.p.dupack_threshold, self.snd_una);
+                newly |= r.rtx.detect_lost_by_dupthresh(&self.sb, self.p.dupack_threshold, self.snd_una);
             }
         }
+        newly
     }
 
     /// Runs RACK's detection (RFC 8985 §6.2 steps 4-5) and arms its reordering timer. Returns
@@ -399,6 +417,8 @@ impl TcpSender {
             segments: (newly_acked + self.sb.sacked()).saturating_sub(sacked_before),
             advanced: newly_acked > 0,
             sacked: newly_sacked > 0,
+            // Set where losses are detected, in recovery.
+            newly_lost: false,
         };
         let now_s = now as f64 * 1e-9;
         let (marked, congested) = self.ce_feedback(a, newly_acked);
@@ -504,7 +524,7 @@ impl TcpSender {
                     RecoverFs::Flight | RecoverFs::Pipe => pipe,
                     RecoverFs::Cwnd => before as u64,
                 };
-                let mut prr = Prr::start_cwr(recover_fs, self.p.prr_delivered, self.p.mss);
+                let mut prr = Prr::start_cwr(recover_fs, self.p.prr_delivered, self.p.mss).with_ssrb(self.p.prr_ssrb);
                 // ns-3.44 EnterCwr → TcpPrrRecovery::EnterRecovery: DoRecovery with isDupAck.
                 self.cwnd = prr.on_ack(delivered, true, pipe as f64, self.ssthresh);
                 Some(Reducing::Prr(prr))
@@ -554,10 +574,10 @@ impl TcpSender {
                 self.ca = CaState::Recovery(Recovery { point, repair: Repair::Sack(r) });
                 // RFC 6298 §5.3: new data acknowledged restarts the timer.
                 self.restart_timer(now);
-                self.detect_losses(now);
+                let newly_lost = self.detect_losses(now);
                 // ns-3.44 ProcessAck: DupAck's DoRecovery (isDupAck) when the ACK also SACKs new
                 // data, then the partial-ACK branch's.
-                self.prr_update(delivered, delivered.sacked);
+                self.prr_update(Delivery { newly_lost, ..delivered }, delivered.sacked);
             }
             CaState::Recovery(Recovery { point, repair: Repair::NewReno { partial_seen } }) => {
                 self.ca = CaState::Recovery(Recovery { point, repair: Repair::NewReno { partial_seen: true } });
@@ -618,9 +638,9 @@ impl TcpSender {
                 self.cwnd += 1.0;
                 return;
             }
-            self.detect_losses(now);
+            let newly_lost = self.detect_losses(now);
             // ns-3.44 DupAck in CA_RECOVERY: DoRecovery with isDupAck.
-            self.prr_update(delivered, true);
+            self.prr_update(Delivery { newly_lost, ..delivered }, true);
             return;
         }
         if self.rack.is_some() {
@@ -653,11 +673,13 @@ impl TcpSender {
         self.ssthresh = self.cc.ssthresh_on_congestion(self.cwnd, base, false);
         let point = self.snd_max;
         self.recover = Some(point);
+        // What is lost at the start is not news to the ACKs that follow.
+        self.lost_seen = self.sb.lost_below(self.p.dupack_threshold);
         self.cwr_pending = self.p.ecn;
         let repair = if self.p.sack {
             let mut rtx = Retransmissions::default();
             rtx.record(self.snd_una, self.snd_max, now);
-            let prr = self.p.prr.then(|| Prr::start(recover_fs, self.p.prr_delivered, self.p.mss));
+            let prr = self.p.prr.then(|| Prr::start(recover_fs, self.p.prr_delivered, self.p.mss).with_ssrb(self.p.prr_ssrb));
             // With `keep_high_rxt`, the segments the previous recovery resent stay resent (ns-3.44:
             // NextSeg passes over m_retrans); the fast retransmission resends the head anyway
             // (EnterRecovery's SendDataPacket at SND.UNA, whatever its flag).

@@ -1017,3 +1017,24 @@ fn ns3_keeps_a_retransmission_of_the_last_recovery_in_the_next_ones_pipe() {
     assert_eq!(resent, [(3, 0), (21, 18), (28, 24), (28, 25), (29, 24), (32, 25)]);
     assert_eq!(pipes, [19, 7, 7]);
 }
+
+#[test]
+fn losses_are_news_once_when_the_dupthresh_boundary_passes_them() {
+    // The `linux` profile without RACK (DupThresh 3, RFC 6675 IsLost: a segment is lost once
+    // three segments above it are SACKed). 20 in flight, 0 and 5 lost. ACKs SACK 1, 1–2, 1–3:
+    // the third starts recovery (0 lost then, not news later). Then SACKs of 4, 6, 7: 5 has two
+    // SACKed segments above it, not lost. The SACK of 8 makes it the third: 5 is newly lost on
+    // that ACK alone; a SACK of 9 after it finds nothing new.
+    let cfg = TcpConfig { rack: false, cc: "reno".into(), hystart: false, ..TcpConfig::profile("linux").unwrap() };
+    let (mut s, mut out) = with_window(&cfg, 20);
+    for (k, sack) in [[(1, 2), (0, 0)], [(1, 3), (0, 0)], [(1, 4), (0, 0)], [(1, 5), (0, 0)], [(1, 5), (6, 7)], [(1, 5), (6, 8)]].iter().enumerate() {
+        let blocks: Vec<(u64, u64)> = sack.iter().copied().filter(|b| b.1 > 0).collect();
+        s.on_ack(MS * (k as u64 + 1), &AckIn { ack: 0, sack: &blocks, ece: false, ace: 0, echo: 0 }, &mut out);
+    }
+    assert!(s.in_recovery());
+    assert!(!s.detect_losses(7 * MS), "nothing new since the last ACK");
+    s.sb.add(8, 9);
+    assert!(s.detect_losses(8 * MS), "the SACK of 8 makes 5 lost");
+    s.sb.add(9, 10);
+    assert!(!s.detect_losses(9 * MS), "5 was already lost");
+}

@@ -139,7 +139,7 @@ fn regression_pins_fingerprints_of_the_event_path() {
         ("tcp5-10M-20s", named("tcp5-10M-100s", 20 * S), (0x6a6b763451ae2869, 0x2dda0309881551b2)),
         ("tcp10-1G-2s", named("tcp10-1G-10s", 2 * S), (0x2581251b5fff7efc, 0xbc92b422d841c54f)),
         ("pie-ecn-rate-steps", pie_ecn_rate_steps(), (0x237152fb1b4bb4ea, 0x4ebd7a9e86ac64d8)),
-        ("mixed", mixed(), (0x2c6fd03703dde382, 0x2f1f7ce55c10e54d)),
+        ("mixed", mixed(), (0x4fedb4cf39fe90b9, 0xd74e20cffef9cd11)),
         ("fq-many-rtts", fq_many_rtts(), (0xec3dac77284dab22, 0xe94773bb2a2668df)),
     ];
     let mut wrong = Vec::new();
