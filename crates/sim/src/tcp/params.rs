@@ -631,7 +631,7 @@ mod tests {
         v.as_object_mut().unwrap().remove("rack");
         v.as_object_mut().unwrap().remove("cubic_alpha");
         v.as_object_mut().unwrap().remove("lost_retransmit");
-        for k in ["rcv_wnd_bytes", "snd_buf_bytes", "option_bytes", "rescue_retransmit", "prr_delivered", "prr_recover_fs", "keep_high_rxt"] {
+        for k in ["rcv_wnd_bytes", "snd_buf_bytes", "option_bytes", "rescue_retransmit", "prr_delivered", "prr_recover_fs", "prr_ssrb", "keep_high_rxt"] {
             v.as_object_mut().unwrap().remove(k);
         }
         let c: TcpConfig = serde_json::from_value(v).unwrap();
@@ -640,7 +640,7 @@ mod tests {
         assert_eq!(c.cubic_alpha, CubicAlpha::Rfc9438);
         assert!(c.lost_retransmit);
         assert_eq!((c.rcv_wnd_bytes, c.snd_buf_bytes, c.option_bytes, c.rescue_retransmit), (None, None, OptionBytes::Uncounted, false));
-        assert_eq!((c.prr_delivered, c.prr_recover_fs, c.keep_high_rxt), (PrrDelivered::Rfc6937, RecoverFs::Flight, false));
+        assert_eq!((c.prr_delivered, c.prr_recover_fs, c.prr_ssrb, c.keep_high_rxt), (PrrDelivered::Rfc6937, RecoverFs::Flight, PrrSsrb::Rfc6937, false));
         c.validate().unwrap();
     }
 }
