@@ -673,8 +673,11 @@ impl TcpSender {
         self.ssthresh = self.cc.ssthresh_on_congestion(self.cwnd, base, false);
         let point = self.snd_max;
         self.recover = Some(point);
-        // What is lost at the start is not news to the ACKs that follow.
-        self.lost_seen = self.sb.lost_below(self.p.dupack_threshold);
+        if self.p.prr_ssrb == PrrSsrb::Linux {
+            // What is lost at the start is not news to the ACKs that follow (read only by
+            // detect_losses for Linux's PRR-SSRB).
+            self.lost_seen = self.sb.lost_below(self.p.dupack_threshold);
+        }
         self.cwr_pending = self.p.ecn;
         let repair = if self.p.sack {
             let mut rtx = Retransmissions::default();
