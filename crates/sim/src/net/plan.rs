@@ -6,7 +6,9 @@
 //! end of the route, where it is delivered. That outcome depends on the route and `h` alone,
 //! so it is one [`Step`] in a flat table: forwarding a packet reads the step of its
 //! (route, hop), instead of walking the route's links and each link's delay and line, which
-//! at 10,000 flows were separate cache misses (issue 22).
+//! at 10,000 flows were separate cache misses (issue 22). Routes whose steps are the same (the
+//! flows of a dumbbell with equal delays, whose access links differ but share delay lines)
+//! share one row, so the table stays in cache however many flows there are.
 
 use aqm::Nanos;
 
@@ -14,7 +16,7 @@ use super::dumbbell::Routes;
 use super::{Link, LinkId};
 
 /// What happens to a packet standing at one hop of its route.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Step {
     /// Sum of the delays of the pure-delay links crossed.
     pub delay: Nanos,
@@ -31,7 +33,7 @@ pub struct Step {
 /// Every route's steps, for hops 0 to the route's length (a packet that has crossed a rated
 /// last link stands at the length until it arrives).
 pub struct Plan {
-    /// Index in `steps` of each route's hop 0.
+    /// Index in `steps` of each route's hop 0 (routes with equal steps share a row).
     first: Vec<u32>,
     steps: Vec<Step>,
     lines: u32,
@@ -40,24 +42,31 @@ pub struct Plan {
 impl Plan {
     pub fn new(links: &[Link], routes: &Routes) -> Plan {
         let line = delay_lines(links, routes);
+        let mut rows = std::collections::HashMap::new();
         let mut first = Vec::new();
         let mut steps = Vec::new();
         for route in routes.iter() {
-            first.push(steps.len() as u32);
-            for h in 0..=route.len() {
-                let mut next_hop = h;
-                let mut delay = 0;
-                while let Some(&l) = route.get(next_hop).filter(|&&l| links[l as usize].rate_bps.is_none()) {
-                    delay += links[l as usize].delay_ns;
-                    next_hop += 1;
-                }
-                steps.push(Step {
-                    delay,
-                    line: next_hop.checked_sub(1).map_or(u32::MAX, |i| line[route[i] as usize]),
-                    link: route.get(next_hop).copied(),
-                    next_hop: next_hop as u16,
-                });
-            }
+            let row: Vec<Step> = (0..=route.len())
+                .map(|h| {
+                    let mut next_hop = h;
+                    let mut delay = 0;
+                    while let Some(&l) = route.get(next_hop).filter(|&&l| links[l as usize].rate_bps.is_none()) {
+                        delay += links[l as usize].delay_ns;
+                        next_hop += 1;
+                    }
+                    Step {
+                        delay,
+                        line: next_hop.checked_sub(1).map_or(u32::MAX, |i| line[route[i] as usize]),
+                        link: route.get(next_hop).copied(),
+                        next_hop: next_hop as u16,
+                    }
+                })
+                .collect();
+            let at = *rows.entry(row).or_insert_with_key(|row| {
+                steps.extend_from_slice(row);
+                (steps.len() - row.len()) as u32
+            });
+            first.push(at);
         }
         Plan { first, steps, lines: line.iter().max().map_or(0, |&l| l + 1) }
     }
@@ -141,5 +150,27 @@ mod tests {
         assert_eq!(plan.step(0, 2).line, line[3]);
         assert_eq!(plan.step(0, 4).line, line[3]);
         assert_eq!(plan.lines(), 4);
+    }
+
+    /// Two flows' routes through their own access links of equal delay to one rated link share
+    /// a row (their access links share a delay line); a third with a longer access delay gets
+    /// its own.
+    #[test]
+    fn routes_with_equal_steps_share_a_row() {
+        let links = vec![
+            Link::new("a0".into(), None, 2_000, None),
+            Link::new("a1".into(), None, 2_000, None),
+            Link::new("a2".into(), None, 9_000, None),
+            Link::new("rated".into(), Some(10_000_000), 7_000, None),
+        ];
+        let mut routes = Routes::default();
+        for access in 0..3 {
+            routes.push(&[&[access, 3]]);
+        }
+        let plan = Plan::new(&links, &routes);
+        assert_eq!(plan.first, vec![0, 0, 3]);
+        assert_eq!(plan.steps.len(), 6);
+        assert_eq!(plan.step(1, 0).delay, 2_000);
+        assert_eq!(plan.step(2, 0).delay, 9_000);
     }
 }
