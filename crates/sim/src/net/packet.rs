@@ -156,24 +156,15 @@ impl Arena {
         &mut self.slots[id as usize]
     }
 
-    /// Asks the CPU to bring packet `id` into the cache ahead of its use: a packet that has
-    /// crossed a long link is cold by the time it arrives, and the event before it hides the
-    /// memory latency. A hint only; no effect on results.
+    /// Asks the CPU to bring packet `id` and its SACK blocks into the cache ahead of their use:
+    /// a packet that has crossed a long link is cold by the time it arrives, and the event
+    /// before it hides the memory latency. A hint only; no effect on results.
     #[inline]
     pub fn prefetch(&self, id: u32) {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(p) = self.slots.get(id as usize) {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // A packet may straddle two cache lines: fetch its first and its last byte's.
-            let first = (p as *const Packet).cast::<i8>();
-            // SAFETY: both addresses lie inside `*p`; a prefetch reads nothing architecturally.
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(first);
-                _mm_prefetch::<_MM_HINT_T0>(first.add(size_of::<Packet>() - 1));
-            }
+        if let (Some(p), Some(s)) = (self.slots.get(id as usize), self.sacks.get(id as usize)) {
+            prefetch_record(p);
+            prefetch_record(s);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
     }
 
     /// Packets currently allocated.
@@ -195,6 +186,24 @@ impl Arena {
     pub fn capacity(&self) -> usize {
         self.slots.len()
     }
+}
+
+/// Hints the CPU to fetch the cache lines of `*r` (a record may straddle two: its first and
+/// its last byte's).
+#[inline]
+fn prefetch_record<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let first = (r as *const T).cast::<i8>();
+        // SAFETY: both addresses lie inside `*r`; a prefetch reads nothing architecturally.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(first);
+            _mm_prefetch::<_MM_HINT_T0>(first.add(size_of::<T>() - 1));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
 }
 
 #[cfg(test)]
@@ -223,3 +232,4 @@ mod tests {
         assert_eq!((a.live(), n), (0, 1));
     }
 }
+
