@@ -162,8 +162,8 @@ impl Arena {
     #[inline]
     pub fn prefetch(&self, id: u32) {
         if let (Some(p), Some(s)) = (self.slots.get(id as usize), self.sacks.get(id as usize)) {
-            prefetch_record(p);
-            prefetch_record(s);
+            crate::prefetch::record(p);
+            crate::prefetch::record(s);
         }
     }
 
@@ -186,24 +186,6 @@ impl Arena {
     pub fn capacity(&self) -> usize {
         self.slots.len()
     }
-}
-
-/// Hints the CPU to fetch the cache lines of `*r` (a record may straddle two: its first and
-/// its last byte's).
-#[inline]
-fn prefetch_record<T>(r: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let first = (r as *const T).cast::<i8>();
-        // SAFETY: both addresses lie inside `*r`; a prefetch reads nothing architecturally.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(first);
-            _mm_prefetch::<_MM_HINT_T0>(first.add(size_of::<T>() - 1));
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = r;
 }
 
 #[cfg(test)]
