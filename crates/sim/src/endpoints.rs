@@ -139,6 +139,9 @@ impl Simulation {
         flow.conn_start_ns = now;
         flow.conn_bytes = bytes;
         flow.conn_done = false;
+        if let Endpoint::Tcp { tx, .. } = &flow.endpoint {
+            flow.stats.add_sender(&tx.stats);
+        }
         flow.endpoint = Endpoint::Tcp { tx: TcpSender::new(t, flow.segments(bytes), flow.payload()), rx: TcpReceiver::new(receiver_params(t)) };
         // Timer events of the previous connection are stale from now on.
         flow.timer_gen = flow.timer_gen.wrapping_add(1);
@@ -152,25 +155,21 @@ impl Simulation {
         let now = self.sched.now();
         let mut segs = std::mem::take(&mut self.segments);
         let Endpoint::Tcp { tx, .. } = &mut self.flows[f].endpoint else { unreachable!("TCP flow") };
-        let before = tx.stats;
+        // The sender counts its own retransmissions, timeouts and reductions (read through
+        // `Flow::counts`); only the event trace needs to know which this call added, and only
+        // it reads the counters here: on the per-ACK path they are a cold cache line.
+        let before = self.cfg.traces.tcp.then_some(tx.stats);
         op(tx, now, &mut segs);
-        let after = tx.stats;
         let ecn = tx.ecn_field();
         let complete = tx.is_complete();
-        let flow = &mut self.flows[f];
-        let st = &mut flow.stats;
-        let deltas = [
-            after.retransmits - before.retransmits,
-            after.timeouts - before.timeouts,
-            after.fast_recoveries - before.fast_recoveries,
-            after.ecn_reductions - before.ecn_reductions,
-        ];
-        st.retransmits += deltas[0];
-        st.timeouts += deltas[1];
-        st.fast_recoveries += deltas[2];
-        st.ecn_reductions += deltas[3];
-        st.window_raising_responses += after.window_raising_responses - before.window_raising_responses;
-        if self.cfg.traces.tcp {
+        if let Some(before) = before {
+            let after = tx.stats;
+            let deltas = [
+                after.retransmits - before.retransmits,
+                after.timeouts - before.timeouts,
+                after.fast_recoveries - before.fast_recoveries,
+                after.ecn_reductions - before.ecn_reductions,
+            ];
             for (kind, &n) in [TCP_EVENT_RETRANSMIT, TCP_EVENT_TIMEOUT, TCP_EVENT_RECOVERY, TCP_EVENT_ECN].iter().zip(&deltas) {
                 for _ in 0..n {
                     self.traces.tcp_event_t.push(now);
@@ -179,6 +178,7 @@ impl Simulation {
                 }
             }
         }
+        let flow = &mut self.flows[f];
         let conn = flow.conn;
         for s in segs.drain(..) {
             let len = self.flows[f].segment_len(s.seq);

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::config::App;
 use crate::tcp::receiver::MAX_SACK_BLOCKS;
+use crate::tcp::state::SenderStats;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::udp::UdpSource;
 
@@ -32,6 +33,8 @@ pub struct FlowStats {
     pub bytes_measured: u64,
     /// Payload delivered in order to the application, over all connections.
     pub goodput_bytes: u64,
+    /// The sender's counts: the live connection's are kept by its sender and added by
+    /// [`Flow::counts`]; these fields hold those of the flow's earlier connections.
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
@@ -77,7 +80,27 @@ pub struct Flow {
     pub rng: Rng,
 }
 
+impl FlowStats {
+    /// Adds a sender's counts (a connection that is closing).
+    pub fn add_sender(&mut self, s: &SenderStats) {
+        self.retransmits += s.retransmits;
+        self.timeouts += s.timeouts;
+        self.fast_recoveries += s.fast_recoveries;
+        self.ecn_reductions += s.ecn_reductions;
+        self.window_raising_responses += s.window_raising_responses;
+    }
+}
+
 impl Flow {
+    /// The flow's counters over all its connections, the live one included.
+    pub fn counts(&self) -> FlowStats {
+        let mut c = self.stats.clone();
+        if let Endpoint::Tcp { tx, .. } = &self.endpoint {
+            c.add_sender(&tx.stats);
+        }
+        c
+    }
+
     /// Payload bytes in a full segment.
     pub fn payload(&self) -> u32 {
         self.packet_size - self.header_bytes

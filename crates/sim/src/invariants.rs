@@ -205,7 +205,7 @@ impl Simulation {
         inv.queue_within_limit.checks = self.links.iter().map(|l| l.counts.arrivals).sum();
         for (i, f) in self.flows.iter().enumerate() {
             let Endpoint::Tcp { tx, .. } = &f.endpoint else { continue };
-            let st = &f.stats;
+            let st = &f.counts();
             inv.window_never_raised.checks += st.fast_recoveries + st.timeouts + st.ecn_reductions;
             if tx.reduction_bounds_window() && st.window_raising_responses > 0 {
                 inv.window_never_raised.violations += st.window_raising_responses;

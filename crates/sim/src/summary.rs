@@ -255,7 +255,7 @@ impl Simulation {
                 completion_s: f.completed_ns.map(|c| to_secs(c - f.start_ns)),
                 srtt_s: tcp.map(|tx| tx.rtt.srtt() * 1e-9),
                 rto_s: tcp.map(|tx| to_secs(tx.rtt.rto())),
-                counts: f.stats.clone(),
+                counts: f.counts(),
                 in_flight: alive.data[i],
                 acks_in_flight: alive.acks[i],
             };

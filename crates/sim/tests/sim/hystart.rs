@@ -44,7 +44,7 @@ fn one_flow(hystart: bool, secs: u64) -> Start {
         if s.first_drop_ms.is_none() && f.stats.dropped > 0 {
             s.first_drop_ms = Some(ms);
         }
-        (s.dropped, s.timeouts, s.hystart) = (f.stats.dropped, f.stats.timeouts, tx.hystart_exit());
+        (s.dropped, s.timeouts, s.hystart) = (f.stats.dropped, f.counts().timeouts, tx.hystart_exit());
     }
     s.utilization = sim.summary().utilization;
     s
