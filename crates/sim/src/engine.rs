@@ -33,6 +33,10 @@ struct Entry<E> {
 
 const NO_LINE: u32 = u32::MAX;
 
+/// How far ahead of a line's front [`Scheduler::line_follower`] prefetches, in entries (4 of
+/// 32 bytes: two cache lines; 4 to 32 measured alike at 10 Gb/s).
+const LINE_READ_AHEAD: usize = 4;
+
 /// The events of one delay line that wait behind its head (which is in the heap).
 struct Line<E> {
     queued: VecDeque<(Nanos, u64, E)>,
@@ -122,7 +126,14 @@ impl<E> Scheduler<E> {
     /// a caller can fetch its data into the cache well before it runs.
     #[inline]
     pub fn line_follower(&self) -> Option<&E> {
-        self.lines.get(self.popped_line as usize).and_then(|l| l.queued.front()).map(|q| &q.2)
+        let l = self.lines.get(self.popped_line as usize)?;
+        // The line's entries are read front to back, one per pop: fetching one a few entries
+        // ahead keeps the reads of a long line (a packet per entry, 10⁵ at 10 Gb/s) from
+        // waiting on memory (issue 22).
+        if let Some(ahead) = l.queued.get(LINE_READ_AHEAD) {
+            crate::prefetch::record(ahead);
+        }
+        l.queued.front().map(|q| &q.2)
     }
 
     /// Schedules `event` at absolute time `at` (never in the past).

@@ -17,7 +17,7 @@ pub mod flow;
 pub mod invariants;
 pub mod net;
 pub mod pcap;
-mod prefetch;
+pub(crate) mod prefetch;
 pub mod ppv;
 pub mod queues;
 pub mod summary;
