@@ -210,7 +210,7 @@ impl Simulation {
         }
         if let App::Sessions { think_mean_ns, .. } = flow.app {
             let think = flow.rng.exponential(think_mean_ns as f64).round() as Nanos;
-            self.sched.after(think, Event::NextObject { flow: f as u32 });
+            self.sched.at_flow(now + think, Event::NextObject { flow: f as u32 });
         }
     }
 
@@ -225,7 +225,7 @@ impl Simulation {
             if flow.timer_at.is_none_or(|t| d < t) {
                 flow.timer_gen = flow.timer_gen.wrapping_add(1);
                 flow.timer_at = Some(d);
-                self.sched.at(d, Event::Rto { flow: f as u32, gen: flow.timer_gen });
+                self.sched.at_flow(d, Event::Rto { flow: f as u32, gen: flow.timer_gen });
             }
         }
     }
@@ -280,7 +280,7 @@ impl Simulation {
         let first = rx.rcv_nxt;
         let n = rx.on_segment(now, p.seq, p.ts, p.ecn == Ecn::Ce, p.cwr, &mut acks);
         if let (false, Some(d)) = (had_deadline, rx.delack_deadline) {
-            self.sched.at(d, Event::DelAck { flow: f as u32, conn: flow.conn });
+            self.sched.at_flow(d, Event::DelAck { flow: f as u32, conn: flow.conn });
         }
         flow.stats.goodput_bytes += flow.payload_of(first, n);
         self.send_acks(f, &mut acks);
@@ -308,7 +308,7 @@ impl Simulation {
         let gap = u.gap();
         let ecn = u.ecn;
         let len = flow.packet_size;
-        self.sched.after(gap, Event::UdpSend { flow: f as u32 });
+        self.sched.at_flow(now + gap, Event::UdpSend { flow: f as u32 });
         let pv = self.ppv.mark(f, now, len);
         let dscp = flow.dscp;
         self.send(Packet { ecn, pv, dscp, ..Packet::data(f as u32, len, seq, now) }, &[]);

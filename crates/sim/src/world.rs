@@ -149,9 +149,9 @@ impl Simulation {
     fn schedule_initial(&mut self) {
         for f in 0..self.flows.len() {
             let flow = &self.flows[f];
-            self.sched.at(flow.start_ns, Event::FlowStart { flow: f as u32 });
+            self.sched.at_flow(flow.start_ns, Event::FlowStart { flow: f as u32 });
             if let Some(stop) = flow.stop_ns {
-                self.sched.at(stop, Event::FlowStop { flow: f as u32 });
+                self.sched.at_flow(stop, Event::FlowStop { flow: f as u32 });
             }
         }
         for (i, step) in self.cfg.bottleneck.rate_schedule.iter().enumerate() {
