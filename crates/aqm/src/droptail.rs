@@ -65,6 +65,21 @@ mod tests {
         assert_eq!(q.backlog(), Default::default());
     }
 
+    /// The hint names the packet a FIFO sends next: the head, by arrival order.
+    #[test]
+    fn the_next_hint_is_the_fifo_head() {
+        let mut q = SingleQueue::new(DropTail, QueueLimit::Packets(3));
+        let mut out = Vec::new();
+        assert_eq!(q.next_hint(), None);
+        q.enqueue(0, pkt(7, 1000), &mut out);
+        q.enqueue(1, pkt(9, 1000), &mut out);
+        assert_eq!(q.next_hint(), Some(7));
+        q.dequeue(2, &mut out);
+        assert_eq!(q.next_hint(), Some(9));
+        q.dequeue(3, &mut out);
+        assert_eq!(q.next_hint(), None);
+    }
+
     #[test]
     fn byte_limit_counts_bytes() {
         let mut q = SingleQueue::new(DropTail, QueueLimit::Bytes(2500));

@@ -161,6 +161,12 @@ pub trait QueueDisc {
     }
     fn probe_names(&self) -> Vec<&'static str>;
     fn probe(&self, out: &mut Vec<f64>);
+    /// The owner's handle of the packet most likely to leave next, if the discipline can tell
+    /// cheaply: a hint, so that a simulator can fetch that packet's record while the one just
+    /// dequeued is sent (a packet that waited in a long queue is cold). It changes nothing.
+    fn next_hint(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// A FIFO of packets with a byte count.
@@ -309,6 +315,11 @@ impl<A: Aqm> QueueDisc for SingleQueue<A> {
     fn probe(&self, out: &mut Vec<f64>) {
         self.aqm.probe(out)
     }
+
+    #[inline]
+    fn next_hint(&self) -> Option<u32> {
+        self.fifo.head().map(|p| p.id)
+    }
 }
 
 /// The closed set of disciplines, dispatched by `match` on the per-packet path.
@@ -385,5 +396,9 @@ impl QueueDisc for Qdisc {
     }
     fn probe(&self, out: &mut Vec<f64>) {
         each_qdisc!(self, q => q.probe(out))
+    }
+    #[inline]
+    fn next_hint(&self) -> Option<u32> {
+        each_qdisc!(self, q => q.next_hint())
     }
 }

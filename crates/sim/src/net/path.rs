@@ -141,6 +141,9 @@ impl Simulation {
         let q = self.links[l as usize].qdisc.as_mut().expect("rated link has a queue");
         let next = q.dequeue(now, &mut self.actions);
         let backlogged = q.backlog().packets > 0;
+        if let Some(id) = q.next_hint() {
+            self.arena.prefetch(id);
+        }
         self.apply_actions(l);
         if let Some(pkt) = &next {
             let c = &mut self.links[l as usize].counts;
