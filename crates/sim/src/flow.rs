@@ -92,6 +92,14 @@ impl FlowStats {
 }
 
 impl Flow {
+    /// Hints the CPU to fetch the counters a delivery to this flow updates first (see
+    /// [`crate::prefetch`]). Fetching the receiver or the sender too cost more than it saved
+    /// (issue 22: measured at 10 Gb/s and at 10,000 flows).
+    #[inline]
+    pub fn prefetch(&self) {
+        crate::prefetch::record(&self.stats);
+    }
+
     /// The flow's counters over all its connections, the live one included.
     pub fn counts(&self) -> FlowStats {
         let mut c = self.stats.clone();

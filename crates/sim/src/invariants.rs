@@ -186,7 +186,7 @@ impl Simulation {
                 format!("{}: the simulator counts {} packets / {} bytes in the queue, the discipline holds {} / {}", link.name, c.resident_packets, c.resident_bytes, b.packets, b.bytes)
             });
         }
-        let in_transit = self.sched.pending_events().filter(|e| matches!(e, Event::Arrive { .. })).count() as u64;
+        let in_transit = self.sched.pending_events().filter(|e| matches!(e, Event::Arrive { .. } | Event::Deliver { .. })).count() as u64;
         let arena_live = self.arena.live() as u64;
         let ok = alive.total == placed + in_transit && alive.total == arena_live;
         self.invariants.network_conservation.expect(ok, now, || {

@@ -22,15 +22,15 @@ use crate::tcp::{AckOut, Segment};
 use crate::queues::Queue;
 use crate::trace::Traces;
 
-/// `Event::Arrive`'s link of a packet that arrives at its destination.
-const DESTINATION: LinkId = LinkId::MAX;
-
 /// Everything that can happen, dispatched by `match`.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// Packet `pkt` reaches link `link`'s queue, or its destination when `link` is
-    /// `DESTINATION` (known when it set off, so that an arrival reads no route).
+    /// Packet `pkt` reaches link `link`'s queue (known when it set off, so that an arrival
+    /// reads no route).
     Arrive { pkt: u32, link: LinkId },
+    /// Packet `pkt` of flow `flow` reaches its destination (the flow is known without reading
+    /// the packet, so that its state can be fetched ahead: see `run_until`).
+    Deliver { pkt: u32, flow: u32 },
     /// The link finished serializing and a packet is waiting.
     TxDone { link: LinkId },
     /// The periodic update of a link's discipline is due.
@@ -211,11 +211,16 @@ impl Simulation {
             // The packets of the next event and of the next but one on the line just popped
             // (runs a few events from now): at high rates and many flows their records are
             // cold, and fetching them this early hides most of the latency (issue 22).
-            if let Some(&Event::Arrive { pkt, .. }) = self.sched.peek() {
+            if let Some(&(Event::Arrive { pkt, .. } | Event::Deliver { pkt, .. })) = self.sched.peek() {
                 self.arena.prefetch(pkt);
             }
-            if let Some(&Event::Arrive { pkt, .. }) = self.sched.line_follower() {
-                self.arena.prefetch(pkt);
+            match self.sched.line_follower() {
+                Some(&Event::Arrive { pkt, .. }) => self.arena.prefetch(pkt),
+                Some(&Event::Deliver { pkt, flow }) => {
+                    self.arena.prefetch(pkt);
+                    self.flows[flow as usize].prefetch();
+                }
+                _ => {}
             }
             self.handle(ev);
             if self.sched.executed() & (PERIODIC_EVENTS - 1) == 0 {
@@ -235,7 +240,8 @@ impl Simulation {
     fn handle(&mut self, ev: Event) {
         let now = self.sched.now();
         match ev {
-            Event::Arrive { pkt, link } => self.arrive(pkt, link),
+            Event::Arrive { pkt, link } => self.enqueue(link, pkt),
+            Event::Deliver { pkt, .. } => self.deliver(pkt),
             Event::TxDone { link } => self.tx_done(link),
             Event::QdiscUpdate { link } => {
                 let q = self.links[link as usize].qdisc.as_mut().expect("update on a link without a queue");
@@ -292,11 +298,15 @@ impl Simulation {
     /// hops are crossed at once, then the packet is queued, delivered, or scheduled to arrive.
     pub(crate) fn forward(&mut self, id: u32, t: Nanos) {
         let p = self.arena.get(id);
+        let flow = p.flow;
         let step = *self.plan.step(Self::route_of(p), p.hop);
         let t = t + step.delay;
         self.arena.get_mut(id).hop = step.next_hop;
         if t > self.sched.now() {
-            let ev = Event::Arrive { pkt: id, link: step.link.unwrap_or(DESTINATION) };
+            let ev = match step.link {
+                Some(link) => Event::Arrive { pkt: id, link },
+                None => Event::Deliver { pkt: id, flow },
+            };
             if self.delay_lines {
                 // The delay line of the link the packet crossed last (a packet only travels
                 // once it has crossed one), where arrivals come in time order.
@@ -306,16 +316,9 @@ impl Simulation {
             }
             return;
         }
-        self.arrive(id, step.link.unwrap_or(DESTINATION));
-    }
-
-    /// Packet `id` is at link `link`'s queue (at a hop with a rate, where forwarding stops),
-    /// or at its destination.
-    fn arrive(&mut self, id: u32, link: LinkId) {
-        if link == DESTINATION {
-            self.deliver(id);
-        } else {
-            self.enqueue(link, id);
+        match step.link {
+            Some(link) => self.enqueue(link, id),
+            None => self.deliver(id),
         }
     }
 
