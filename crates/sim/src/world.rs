@@ -28,8 +28,9 @@ pub enum Event {
     /// Packet `pkt` reaches link `link`'s queue (known when it set off, so that an arrival
     /// reads no route).
     Arrive { pkt: u32, link: LinkId },
-    /// Packet `pkt` of flow `flow` reaches its destination (the flow is known without reading
-    /// the packet, so that its state can be fetched ahead: see `run_until`).
+    /// Packet `pkt` of flow `flow` reaches its destination; `sack`: it carries SACK blocks.
+    /// (Known without reading the packet, so that what the delivery reads can be fetched
+    /// ahead: see `run_until`.)
     Deliver { pkt: u32, flow: u32 },
     /// The link finished serializing and a packet is waiting.
     TxDone { link: LinkId },
@@ -211,13 +212,15 @@ impl Simulation {
             // The packets of the next event and of the next but one on the line just popped
             // (runs a few events from now): at high rates and many flows their records are
             // cold, and fetching them this early hides most of the latency (issue 22).
-            if let Some(&(Event::Arrive { pkt, .. } | Event::Deliver { pkt, .. })) = self.sched.peek() {
-                self.arena.prefetch(pkt);
+            match self.sched.peek() {
+                Some(&Event::Arrive { pkt, .. }) => self.arena.prefetch(pkt, false),
+                Some(&Event::Deliver { pkt, .. }) => self.arena.prefetch(pkt, true),
+                _ => {}
             }
             match self.sched.line_follower() {
-                Some(&Event::Arrive { pkt, .. }) => self.arena.prefetch(pkt),
+                Some(&Event::Arrive { pkt, .. }) => self.arena.prefetch(pkt, false),
                 Some(&Event::Deliver { pkt, flow }) => {
-                    self.arena.prefetch(pkt);
+                    self.arena.prefetch(pkt, true);
                     self.flows[flow as usize].prefetch();
                 }
                 _ => {}

@@ -156,13 +156,16 @@ impl Arena {
         &mut self.slots[id as usize]
     }
 
-    /// Asks the CPU to bring packet `id` and its SACK blocks into the cache ahead of their use:
-    /// a packet that has crossed a long link is cold by the time it arrives, and the event
-    /// before it hides the memory latency. A hint only; no effect on results.
+    /// Asks the CPU to bring packet `id`'s record (and with `sack` its SACK blocks, which only
+    /// a delivery reads) into the cache ahead of their use: a packet that has crossed a long link is cold by the time it
+    /// arrives, and the events before it hide the memory latency. A hint only; no effect on
+    /// results.
     #[inline]
-    pub fn prefetch(&self, id: u32) {
-        if let (Some(p), Some(s)) = (self.slots.get(id as usize), self.sacks.get(id as usize)) {
+    pub fn prefetch(&self, id: u32, sack: bool) {
+        if let Some(p) = self.slots.get(id as usize) {
             crate::prefetch::record(p);
+        }
+        if let Some(s) = self.sacks.get(id as usize).filter(|_| sack) {
             crate::prefetch::record(s);
         }
     }

@@ -142,7 +142,7 @@ impl Simulation {
         let next = q.dequeue(now, &mut self.actions);
         let backlogged = q.backlog().packets > 0;
         if let Some(id) = q.next_hint() {
-            self.arena.prefetch(id);
+            self.arena.prefetch(id, false);
         }
         self.apply_actions(l);
         if let Some(pkt) = &next {
