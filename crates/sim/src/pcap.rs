@@ -24,7 +24,7 @@ use aqm::Nanos;
 
 use crate::config::TraceConfig;
 use crate::flow::Flow;
-use crate::net::{Dir, Kind, LinkId, Packet};
+use crate::net::{Kind, LinkId, Packet};
 
 /// Capture points by the name a scenario gives them: (name, link, point).
 pub const POINTS: [(&str, LinkId, Point); 3] =
@@ -159,7 +159,7 @@ pub fn address(f: u32, receiver: bool) -> [u8; 4] {
 
 /// Appends the whole frame of `p` (headers, then zero payload) to `out`.
 fn frame(out: &mut Vec<u8>, p: &Packet, sack: &[(u64, u64)], flow: &Flow, ip_id: u16) {
-    let forward = p.dir == Dir::Forward;
+    let forward = p.kind == Kind::Data;
     let (src, dst) = (address(p.flow, !forward), address(p.flow, forward));
     // Ethernet: locally administered addresses, 02:..:01 the sender side, 02:..:02 the receiver's.
     let (mac_s, mac_d) = if forward { (1, 2) } else { (2, 1) };

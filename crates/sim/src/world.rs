@@ -17,7 +17,7 @@ use crate::flow::{Endpoint, Flow};
 use crate::invariants::{probability_probes, Invariants, PERIODIC_EVENTS};
 use crate::net::dumbbell;
 use crate::net::plan::Plan;
-use crate::net::{Arena, Dir, Kind, Link, LinkId, Packet};
+use crate::net::{Arena, Kind, Link, LinkId, Packet};
 use crate::tcp::{AckOut, Segment};
 use crate::queues::Queue;
 use crate::trace::Traces;
@@ -289,12 +289,13 @@ impl Simulation {
             Kind::Data => flow.stats.sent += 1,
             Kind::Ack => flow.stats.acks_sent += 1,
         }
-        let id = self.arena.alloc(p, sack);
+        let step = self.plan.first(Self::route_of(&p));
+        let id = self.arena.alloc(Packet { step, ..p }, sack);
         self.forward(id, self.sched.now());
     }
 
     fn route_of(p: &Packet) -> usize {
-        2 * p.flow as usize + (p.dir == Dir::Reverse) as usize
+        2 * p.flow as usize + (p.kind == Kind::Ack) as usize
     }
 
     /// Moves packet `id` on from its current hop, which it reaches at time `t`: pure-delay
@@ -302,9 +303,9 @@ impl Simulation {
     pub(crate) fn forward(&mut self, id: u32, t: Nanos) {
         let p = self.arena.get(id);
         let flow = p.flow;
-        let step = *self.plan.step(Self::route_of(p), p.hop);
+        let step = *self.plan.step(p.step);
         let t = t + step.delay;
-        self.arena.get_mut(id).hop = step.next_hop;
+        self.arena.get_mut(id).step = step.next;
         if t > self.sched.now() {
             let ev = match step.link {
                 Some(link) => Event::Arrive { pkt: id, link },

@@ -10,7 +10,7 @@ mod path;
 pub mod plan;
 
 pub use link::Link;
-pub use packet::{Arena, Dir, Kind, Packet, HEADER_BYTES};
+pub use packet::{Arena, Kind, Packet, HEADER_BYTES};
 
 /// Index of a link in the simulation.
 pub type LinkId = u32;

@@ -19,21 +19,14 @@ pub enum Kind {
     Ack,
 }
 
-/// Which of a flow's two routes a packet follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dir {
-    Forward,
-    Reverse,
-}
-
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     pub flow: u32,
     pub len: u32,
     pub kind: Kind,
-    pub dir: Dir,
-    /// Index of the next hop in the route.
-    pub hop: u16,
+    /// Where the packet stands on its route: its step in the forwarding plan (see
+    /// [`crate::net::plan`]). Data follows the flow's forward route, ACKs its reverse one.
+    pub step: u32,
     pub ecn: Ecn,
     /// Data: segment number. Ack: cumulative acknowledgement (next segment expected).
     pub seq: u64,
@@ -67,8 +60,7 @@ impl Packet {
             flow,
             len,
             kind: Kind::Data,
-            dir: Dir::Forward,
-            hop: 0,
+            step: 0,
             ecn: Ecn::NotEct,
             seq,
             ts: now,
@@ -87,7 +79,6 @@ impl Packet {
         Packet {
             len: HEADER_BYTES,
             kind: Kind::Ack,
-            dir: Dir::Reverse,
             seq: a.ack,
             ts: a.echo,
             ece: a.ece,

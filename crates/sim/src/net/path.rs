@@ -171,7 +171,8 @@ impl Simulation {
         let arrive = now + tx + link.delay_ns;
         let p = self.arena.get_mut(pkt.id);
         p.ecn = pkt.ecn;
-        p.hop += 1;
+        // Across the rated link: the next place on the same route.
+        p.step += 1;
         if let Some(cap) = self.pcap.as_mut() {
             cap.packet(l, Point::Output, now, self.arena.get(pkt.id), self.arena.sack(pkt.id), &self.flows);
         }

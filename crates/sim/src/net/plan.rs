@@ -20,18 +20,19 @@ use super::{Link, LinkId};
 pub struct Step {
     /// Sum of the delays of the pure-delay links crossed.
     pub delay: Nanos,
-    /// The delay line of the last link crossed before `next_hop` (see [`Plan::lines`]); unused
-    /// when `next_hop` is 0, as a packet that has crossed nothing travels no time.
+    /// The delay line of the last link crossed (see [`Plan::lines`]); unused at a route's
+    /// first hop when it has a rate, as a packet that has crossed nothing travels no time.
     pub line: u32,
-    /// The link with a rate at `next_hop`, or `None` at the end of the route.
+    /// The link with a rate the packet reaches, or `None` at the end of the route.
     pub link: Option<LinkId>,
-    /// Where the packet stands afterwards: the index of `link` in the route, or the route's
-    /// length.
-    pub next_hop: u16,
+    /// Where the packet stands afterwards: the index in the plan of the step at `link`'s hop,
+    /// or at the route's end. (The steps of a route's hops follow each other, so crossing
+    /// `link` moves a packet to `next + 1`.)
+    pub next: u32,
 }
 
 /// Every route's steps, for hops 0 to the route's length (a packet that has crossed a rated
-/// last link stands at the length until it arrives).
+/// last link stands at the length until it arrives). A packet carries the index of its step.
 pub struct Plan {
     /// Index in `steps` of each route's hop 0 (routes with equal steps share a row).
     first: Vec<u32>,
@@ -58,23 +59,31 @@ impl Plan {
                         delay,
                         line: next_hop.checked_sub(1).map_or(u32::MAX, |i| line[route[i] as usize]),
                         link: route.get(next_hop).copied(),
-                        next_hop: next_hop as u16,
+                        // Within the row until the row has its place in the plan.
+                        next: next_hop as u32,
                     }
                 })
                 .collect();
             let at = *rows.entry(row).or_insert_with_key(|row| {
-                steps.extend_from_slice(row);
-                (steps.len() - row.len()) as u32
+                let at = steps.len() as u32;
+                steps.extend(row.iter().map(|s| Step { next: at + s.next, ..*s }));
+                at
             });
             first.push(at);
         }
         Plan { first, steps, lines: line.iter().max().map_or(0, |&l| l + 1) }
     }
 
-    /// The step of a packet on route `route` at hop `hop`.
+    /// The index of the step at hop 0 of route `route`.
     #[inline]
-    pub fn step(&self, route: usize, hop: u16) -> &Step {
-        &self.steps[(self.first[route] + hop as u32) as usize]
+    pub fn first(&self, route: usize) -> u32 {
+        self.first[route]
+    }
+
+    /// Step `index`.
+    #[inline]
+    pub fn step(&self, index: u32) -> &Step {
+        &self.steps[index as usize]
     }
 
     /// Number of delay lines the steps name.
@@ -133,9 +142,11 @@ mod tests {
         routes.push(&[&[0, 1, 2, 3]]);
         let plan = Plan::new(&links, &routes);
         let want = |delay, link, next_hop| (delay, link, next_hop);
+        // The route's row starts at 0, so step indices are hop numbers.
+        assert_eq!(plan.first(0), 0);
         let got = |h| {
-            let s = plan.step(0, h);
-            (s.delay, s.link, s.next_hop)
+            let s = plan.step(h);
+            (s.delay, s.link, s.next)
         };
         assert_eq!(got(0), want(2_000, Some(1), 1));
         assert_eq!(got(1), want(0, Some(1), 1));
@@ -145,10 +156,10 @@ mod tests {
         // The line is that of the last link crossed before the packet stops: the access
         // link's on the way to the rated link, the host link's on the way to the end.
         let line = delay_lines(&links, &routes);
-        assert_eq!(plan.step(0, 0).line, line[0]);
-        assert_eq!(plan.step(0, 1).line, line[0]);
-        assert_eq!(plan.step(0, 2).line, line[3]);
-        assert_eq!(plan.step(0, 4).line, line[3]);
+        assert_eq!(plan.step(0).line, line[0]);
+        assert_eq!(plan.step(1).line, line[0]);
+        assert_eq!(plan.step(2).line, line[3]);
+        assert_eq!(plan.step(4).line, line[3]);
         assert_eq!(plan.lines(), 4);
     }
 
@@ -170,7 +181,10 @@ mod tests {
         let plan = Plan::new(&links, &routes);
         assert_eq!(plan.first, vec![0, 0, 3]);
         assert_eq!(plan.steps.len(), 6);
-        assert_eq!(plan.step(1, 0).delay, 2_000);
-        assert_eq!(plan.step(2, 0).delay, 9_000);
+        assert_eq!(plan.step(plan.first(1)).delay, 2_000);
+        assert_eq!(plan.step(plan.first(2)).delay, 9_000);
+        // Steps point within their own row: the third route's first step leads to its rated
+        // link at hop 1, index 3 + 1.
+        assert_eq!((plan.step(3).link, plan.step(3).next), (Some(3), 4));
     }
 }
