@@ -117,7 +117,9 @@ impl Simulation {
             bottleneck: topo.bottleneck,
             reverse_bottleneck: topo.reverse_bottleneck,
             network_first_link: topo.network_first_link,
-            flow_bytes_since_sample: vec![0; flows.len()],
+            // Kept only for the per-flow byte trace: an update per delivery is a cache miss at
+            // many flows.
+            flow_bytes_since_sample: if cfg.traces.flow_bytes { vec![0; flows.len()] } else { Vec::new() },
             ppv: crate::ppv::PolicyMarkers::new(&cfg, &flows),
             flows,
             actions: Vec::with_capacity(16),
@@ -342,7 +344,9 @@ impl Simulation {
                 if now >= self.cfg.warmup_ns {
                     st.bytes_measured += p.len as u64;
                 }
-                self.flow_bytes_since_sample[f] += p.len as u64;
+                if let Some(b) = self.flow_bytes_since_sample.get_mut(f) {
+                    *b += p.len as u64;
+                }
                 if self.flows[f].is_tcp() {
                     self.tcp_data_arrived(f, &p);
                 } else {
