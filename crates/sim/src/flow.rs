@@ -46,7 +46,30 @@ pub struct FlowStats {
     pub transfers: u64,
 }
 
+/// One flow's state. The fields every packet reads come first and in this order (C layout,
+/// aligned to a cache line): the connection's small fields, the counters, then the endpoint,
+/// whose tag sits right after them. At many flows each distinct cache line a packet touches
+/// is a miss; the start of this record is a few adjacent lines (issue 22).
+#[repr(C, align(64))]
 pub struct Flow {
+    /// The current connection's id, and its payload size (None: bulk).
+    pub conn: u32,
+    pub packet_size: u32,
+    /// IP and transport header bytes of a data packet (TCP options included where the profile
+    /// counts them, see `TcpConfig::data_header_bytes`).
+    pub header_bytes: u32,
+    /// Generation and time of the live retransmission-timer event (older ones are stale).
+    pub timer_gen: u32,
+    /// Size of the flow's ACKs by the number of SACK blocks they carry.
+    pub ack_len: [u32; MAX_SACK_BLOCKS + 1],
+    /// DiffServ code point of the flow's data packets.
+    pub dscp: u8,
+    /// The current connection's transfer is complete.
+    pub conn_done: bool,
+    pub timer_at: Option<Nanos>,
+    pub conn_bytes: Option<u64>,
+    pub stats: FlowStats,
+    pub endpoint: Endpoint,
     pub group: u32,
     pub start_ns: Nanos,
     pub stop_ns: Option<Nanos>,
@@ -54,28 +77,11 @@ pub struct Flow {
     pub receiver_delay_ns: Nanos,
     /// One-way propagation delay between the flow's routers (the bottleneck's on the dumbbell).
     pub path_delay_ns: Nanos,
-    pub packet_size: u32,
-    /// IP and transport header bytes of a data packet (TCP options included where the profile
-    /// counts them, see `TcpConfig::data_header_bytes`).
-    pub header_bytes: u32,
-    /// Size of the flow's ACKs by the number of SACK blocks they carry.
-    pub ack_len: [u32; MAX_SACK_BLOCKS + 1],
-    /// DiffServ code point of the flow's data packets.
-    pub dscp: u8,
     pub app: App,
-    pub endpoint: Endpoint,
-    pub stats: FlowStats,
-    /// The current connection's id and start time, and its payload size (None: bulk).
-    pub conn: u32,
+    /// The current connection's start time.
     pub conn_start_ns: Nanos,
-    pub conn_bytes: Option<u64>,
-    /// The current connection's transfer is complete.
-    pub conn_done: bool,
     /// Completion time of the flow's first finite transfer.
     pub completed_ns: Option<Nanos>,
-    /// Generation and time of the live retransmission-timer event (older ones are stale).
-    pub timer_gen: u32,
-    pub timer_at: Option<Nanos>,
     /// The flow's own random stream (object sizes, think times).
     pub rng: Rng,
 }
