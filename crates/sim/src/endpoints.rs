@@ -81,6 +81,7 @@ pub fn build_flows(cfg: &SimConfig) -> Vec<Flow> {
                 access_delay_ns,
                 receiver_delay_ns: group.receiver_delay_ns,
                 path_delay_ns: 0, // set once the topology is built
+                first_steps: [0; 2], // and these once the plan is
                 packet_size: group.packet_size,
                 header_bytes,
                 ack_len,

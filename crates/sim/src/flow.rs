@@ -60,6 +60,9 @@ pub struct Flow {
     pub header_bytes: u32,
     /// Generation and time of the live retransmission-timer event (older ones are stale).
     pub timer_gen: u32,
+    /// The forwarding plan's steps where the flow's data and its ACKs set off (see
+    /// [`crate::net::plan`]).
+    pub first_steps: [u32; 2],
     /// Size of the flow's ACKs by the number of SACK blocks they carry.
     pub ack_len: [u32; MAX_SACK_BLOCKS + 1],
     /// DiffServ code point of the flow's data packets.

@@ -105,14 +105,16 @@ impl Simulation {
         let mut flows = build_flows(&cfg);
         let mut topo = dumbbell::build(&cfg, &flows);
         let queues = crate::queues::assign(&cfg, &mut topo.links, topo.network_first_link);
-        for (f, d) in flows.iter_mut().zip(&topo.path_delay_ns) {
+        let plan = Plan::new(&topo.links, &topo.routes);
+        for (i, (f, d)) in flows.iter_mut().zip(&topo.path_delay_ns).enumerate() {
             f.path_delay_ns = *d;
+            f.first_steps = [plan.first(2 * i), plan.first(2 * i + 1)];
         }
         let mut sim = Simulation {
             sched: Scheduler::default(),
             arena: Arena::default(),
             prob_probes: probability_probes(&topo.links),
-            plan: Plan::new(&topo.links, &topo.routes),
+            plan,
             links: topo.links,
             bottleneck: topo.bottleneck,
             reverse_bottleneck: topo.reverse_bottleneck,
@@ -287,17 +289,18 @@ impl Simulation {
     /// Injects a new packet, with the SACK blocks it carries, at its first hop.
     pub(crate) fn send(&mut self, p: Packet, sack: &[(u64, u64)]) {
         let flow = &mut self.flows[p.flow as usize];
-        match p.kind {
-            Kind::Data => flow.stats.sent += 1,
-            Kind::Ack => flow.stats.acks_sent += 1,
-        }
-        let step = self.plan.first(Self::route_of(&p));
+        let step = match p.kind {
+            Kind::Data => {
+                flow.stats.sent += 1;
+                flow.first_steps[0]
+            }
+            Kind::Ack => {
+                flow.stats.acks_sent += 1;
+                flow.first_steps[1]
+            }
+        };
         let id = self.arena.alloc(Packet { step, ..p }, sack);
         self.forward(id, self.sched.now());
-    }
-
-    fn route_of(p: &Packet) -> usize {
-        2 * p.flow as usize + (p.kind == Kind::Ack) as usize
     }
 
     /// Moves packet `id` on from its current hop, which it reaches at time `t`: pure-delay

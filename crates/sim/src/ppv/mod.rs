@@ -74,7 +74,9 @@ impl PolicyFlow {
 /// The markers of a simulation, and the map from connection to policy flow.
 #[derive(Clone, Debug, Default)]
 pub struct PolicyMarkers {
-    /// Per connection (simulator flow): its policy flow, if its group is marked.
+    /// Per connection (simulator flow): its policy flow, if its group is marked. Empty when no
+    /// group is: then marking reads nothing per packet (at many flows a lookup here is a cache
+    /// miss per packet sent).
     of_flow: Vec<Option<u32>>,
     flows: Vec<PolicyFlow>,
 }
@@ -111,6 +113,9 @@ impl PolicyMarkers {
             m.flows[k].members.push((f.start_ns, f.stop_ns));
             m.of_flow.push(Some(k as u32));
         }
+        if m.flows.is_empty() {
+            m.of_flow = Vec::new();
+        }
         m
     }
 
@@ -130,13 +135,13 @@ impl PolicyMarkers {
 
     /// The policy flow of simulator flow `flow`, if marked.
     pub fn policy_flow_of(&self, flow: usize) -> Option<usize> {
-        self.of_flow[flow].map(|k| k as usize)
+        self.of_flow.get(flow).copied().flatten().map(|k| k as usize)
     }
 
     /// The PV code of a data packet of `len` bytes that flow `flow` sends at `now` (0: unmarked).
     #[inline]
     pub fn mark(&mut self, flow: usize, now: Nanos, len: u32) -> u8 {
-        match self.of_flow[flow] {
+        match self.of_flow.get(flow).copied().flatten() {
             Some(k) => self.flows[k as usize].marker.mark(now, len),
             None => 0,
         }
