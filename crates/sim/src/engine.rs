@@ -19,7 +19,7 @@
 //!
 //! The timers of flows (retransmission and delayed-ACK timers, starts, application events)
 //! wait in a heap of their own: there are as many as flows, while the events of links stay
-//! few, so most pops sift a heap of a few dozen entries instead of one of 10⁴ (issue 22). The
+//! few, so most pops sift a heap of a few entries instead of one of 10⁴ (issue 22). The
 //! next event is the earlier of the two heaps' tops by the same (time, sequence) key, so the
 //! order is again exactly that of a single heap.
 
