@@ -52,7 +52,7 @@ pub struct FlowStats {
 /// is a miss; the start of this record is a few adjacent lines (issue 22).
 #[repr(C, align(64))]
 pub struct Flow {
-    /// The current connection's id, and its payload size (None: bulk).
+    /// The current connection's id.
     pub conn: u32,
     pub packet_size: u32,
     /// IP and transport header bytes of a data packet (TCP options included where the profile
@@ -70,6 +70,7 @@ pub struct Flow {
     /// The current connection's transfer is complete.
     pub conn_done: bool,
     pub timer_at: Option<Nanos>,
+    /// The current connection's payload size (None: bulk).
     pub conn_bytes: Option<u64>,
     pub stats: FlowStats,
     pub endpoint: Endpoint,

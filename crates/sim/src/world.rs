@@ -28,9 +28,8 @@ pub enum Event {
     /// Packet `pkt` reaches link `link`'s queue (known when it set off, so that an arrival
     /// reads no route).
     Arrive { pkt: u32, link: LinkId },
-    /// Packet `pkt` of flow `flow` reaches its destination; `sack`: it carries SACK blocks.
-    /// (Known without reading the packet, so that what the delivery reads can be fetched
-    /// ahead: see `run_until`.)
+    /// Packet `pkt` of flow `flow` reaches its destination (the flow is known without reading
+    /// the packet, so that what the delivery reads can be fetched ahead: see `run_until`).
     Deliver { pkt: u32, flow: u32 },
     /// The link finished serializing and a packet is waiting.
     TxDone { link: LinkId },
