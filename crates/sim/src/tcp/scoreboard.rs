@@ -332,13 +332,8 @@ mod tests {
     #[test]
     fn agrees_with_the_per_segment_definitions() {
         use std::collections::BTreeSet;
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rand = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rng = aqm::rng::Rng::from_seed(6675);
+        let mut rand = move |n: u64| rng.next_u64() % n;
         for _ in 0..40 {
             let (mut sb, mut set) = (Scoreboard::default(), BTreeSet::new());
             let (mut una, mut max) = (0u64, 60u64);
