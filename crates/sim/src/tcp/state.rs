@@ -134,9 +134,15 @@ pub enum Timer {
 }
 
 impl Timers {
-    /// The earliest deadline.
+    /// The earliest deadline. Compared pairwise: an iterator over the four options compiled
+    /// to stores and wider reloads that stalled (5 % of the run at 10 Gb/s, issue 22).
+    #[inline]
     pub fn next(&self) -> Option<Nanos> {
-        [self.rto, self.reorder, self.probe, self.pace].into_iter().flatten().min()
+        let earlier = |a: Option<Nanos>, b: Option<Nanos>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            _ => a.or(b),
+        };
+        earlier(earlier(self.rto, self.reorder), earlier(self.probe, self.pace))
     }
 
     /// The timer due at `now`, the reordering timer first, then the probe, then the RTO, then
