@@ -24,11 +24,13 @@
 //! order is again exactly that of a single heap.
 
 use std::cmp::Ordering;
-use std::collections::binary_heap::PeekMut;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use aqm::Nanos;
 
+use crate::heap::MinHeap;
+
+#[derive(Clone, Copy)]
 struct Entry<E> {
     at: Nanos,
     seq: u64,
@@ -51,6 +53,7 @@ struct Line<E> {
     last_at: Nanos,
 }
 
+// Ordered by (time, sequence) alone: the sequence numbers are distinct, so no two entries tie.
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
         self.at == other.at && self.seq == other.seq
@@ -63,18 +66,17 @@ impl<E> PartialOrd for Entry<E> {
     }
 }
 impl<E> Ord for Entry<E> {
-    // Reversed, so that the max-heap pops the earliest (time, seq) first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
+        (self.at, self.seq).cmp(&(other.at, other.seq))
     }
 }
 
 /// Pending events of type `E` and the simulated clock.
 pub struct Scheduler<E> {
     /// Events of links: line heads, transmissions, discipline timers, samples.
-    heap: BinaryHeap<Entry<E>>,
+    heap: MinHeap<Entry<E>>,
     /// Events of flows (see the module notes).
-    flow_heap: BinaryHeap<Entry<E>>,
+    flow_heap: MinHeap<Entry<E>>,
     lines: Vec<Line<E>>,
     seq: u64,
     now: Nanos,
@@ -86,13 +88,13 @@ pub struct Scheduler<E> {
     popped_line: u32,
 }
 
-impl<E> Default for Scheduler<E> {
+impl<E: Copy> Default for Scheduler<E> {
     fn default() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1024), flow_heap: BinaryHeap::new(), lines: Vec::new(), seq: 0, now: 0, executed: 0, backsteps: 0, first_backstep: None, popped_line: NO_LINE }
+        Scheduler { heap: MinHeap::with_capacity(1024), flow_heap: MinHeap::with_capacity(0), lines: Vec::new(), seq: 0, now: 0, executed: 0, backsteps: 0, first_backstep: None, popped_line: NO_LINE }
     }
 }
 
-impl<E> Scheduler<E> {
+impl<E: Copy> Scheduler<E> {
     /// Current simulated time.
     #[inline]
     pub fn now(&self) -> Nanos {
@@ -106,7 +108,7 @@ impl<E> Scheduler<E> {
 
     /// The pending events, in no particular order.
     pub fn pending_events(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().chain(&self.flow_heap).map(|e| &e.event).chain(self.lines.iter().flat_map(|l| l.queued.iter().map(|q| &q.2)))
+        self.heap.iter().chain(self.flow_heap.iter()).map(|e| &e.event).chain(self.lines.iter().flat_map(|l| l.queued.iter().map(|q| &q.2)))
     }
 
     /// Makes room for `n` delay lines, numbered from 0.
@@ -138,8 +140,7 @@ impl<E> Scheduler<E> {
     #[inline]
     fn flow_next(&self) -> bool {
         match (self.heap.peek(), self.flow_heap.peek()) {
-            // Entries order in reverse: the greater is the earlier.
-            (Some(link), Some(flow)) => flow > link,
+            (Some(link), Some(flow)) => flow < link,
             (None, flow) => flow.is_some(),
             (Some(_), None) => false,
         }
@@ -200,12 +201,11 @@ impl<E> Scheduler<E> {
     #[inline]
     pub fn pop_until(&mut self, until: Nanos) -> Option<E> {
         let (at, event) = if self.flow_next() {
-            let top = self.flow_heap.peek_mut()?;
-            if top.at > until {
+            if self.flow_heap.peek()?.at > until {
                 return None;
             }
             self.popped_line = NO_LINE;
-            let e = PeekMut::pop(top);
+            let e = self.flow_heap.pop()?;
             (e.at, e.event)
         } else {
             self.pop_link(until)?
@@ -222,32 +222,25 @@ impl<E> Scheduler<E> {
     /// takes its place.
     #[inline]
     fn pop_link(&mut self, until: Nanos) -> Option<(Nanos, E)> {
-        let mut top = self.heap.peek_mut()?;
+        let top = *self.heap.peek()?;
         if top.at > until {
             return None;
         }
         self.popped_line = top.line;
-        Some(if top.line == NO_LINE {
-            let e = PeekMut::pop(top);
-            (e.at, e.event)
-        } else {
-            let line = top.line;
-            let l = &mut self.lines[line as usize];
+        if top.line != NO_LINE {
+            let l = &mut self.lines[top.line as usize];
             match l.queued.pop_front() {
                 // The line's next event replaces its head in place: one sift instead of a
                 // pop and a push.
                 Some((at, seq, event)) => {
-                    let old = std::mem::replace(&mut *top, Entry { at, seq, line, event });
-                    drop(top);
-                    (old.at, old.event)
+                    self.heap.replace_top(Entry { at, seq, line: top.line, event });
+                    return Some((top.at, top.event));
                 }
-                None => {
-                    l.head_in_heap = false;
-                    let e = PeekMut::pop(top);
-                    (e.at, e.event)
-                }
+                None => l.head_in_heap = false,
             }
-        })
+        }
+        self.heap.pop();
+        Some((top.at, top.event))
     }
 
     #[cold]

@@ -14,6 +14,7 @@ pub mod endpoints;
 pub mod engine;
 pub mod estimate;
 pub mod flow;
+pub(crate) mod heap;
 pub mod invariants;
 pub mod net;
 pub mod pcap;
