@@ -116,6 +116,25 @@ impl Scoreboard {
         if start >= end {
             return 0;
         }
+        // Most blocks lie at the top: the first block reports the segment that arrived last
+        // (RFC 2018 §4), which extends the highest range or opens one above it. Nothing lies
+        // above that range, so no search and no count changes.
+        let top = self.ranges.back().map(|r| (r.start, r.end()));
+        if top.is_none_or(|(_, top_end)| start > top_end) {
+            let before = self.stamp(self.sacked);
+            self.ranges.push_back(Span::new(start, end, before));
+            self.sacked += end - start;
+            return end - start;
+        }
+        if let Some((top_start, top_end)) = top.filter(|&(top_start, _)| start >= top_start) {
+            let added = end.saturating_sub(top_end);
+            if added > 0 {
+                let last = self.ranges.len() - 1;
+                self.ranges[last] = Span::new(top_start, end, self.ranges[last].before);
+                self.sacked += added;
+            }
+            return added;
+        }
         // The ranges that overlap or touch [start, end): those ending at or after its start
         // and starting at or before its end, adjacent in the order.
         let lo = self.ranges.partition_point(|r| r.end() < start);
