@@ -2,7 +2,7 @@
 //! and the ECN echo (RFC 3168 §6.1.3, DCTCP's exact echo of RFC 8257 §3.2, or the CE packet
 //! counter of Accurate ECN, RFC 9768).
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use aqm::Nanos;
 
@@ -43,8 +43,11 @@ pub struct TcpReceiver {
     params: ReceiverParams,
     /// Next in-order segment expected.
     pub rcv_nxt: u64,
-    /// Out-of-order data as disjoint ranges [start, end) above `rcv_nxt`.
-    ooo: BTreeMap<u64, u64>,
+    /// Out-of-order data as disjoint, non-adjacent ranges [start, end) above `rcv_nxt`, in
+    /// order: a segment mostly lands at the top (new data) or fills the lowest hole, the two
+    /// ends of a double-ended queue, where a B-tree's node walks and allocations cost 4 % of
+    /// the run at 10 Gb/s (issue 22). Let go when it empties, so an idle receiver holds none.
+    ooo: VecDeque<(u64, u64)>,
     /// In-order segments received but not yet acknowledged.
     unacked: u32,
     /// When a held-back ACK must go out.
@@ -64,7 +67,7 @@ impl TcpReceiver {
         TcpReceiver {
             params,
             rcv_nxt: 0,
-            ooo: BTreeMap::new(),
+            ooo: VecDeque::new(),
             unacked: 0,
             delack_deadline: None,
             ece_latched: false,
@@ -126,9 +129,12 @@ impl TcpReceiver {
         }
         let before = self.rcv_nxt;
         self.rcv_nxt += 1;
-        let filled_hole = match self.ooo.first_key_value() {
-            Some((&s, &e)) if s == self.rcv_nxt => {
-                self.ooo.remove(&s);
+        let filled_hole = match self.ooo.front() {
+            Some(&(s, e)) if s == self.rcv_nxt => {
+                self.ooo.pop_front();
+                if self.ooo.is_empty() {
+                    self.ooo = VecDeque::new();
+                }
                 self.rcv_nxt = e;
                 true
             }
@@ -151,21 +157,29 @@ impl TcpReceiver {
         }
     }
 
+    /// Index of the last range starting at or below `seq`, if any.
+    fn ooo_by(&self, seq: u64) -> Option<usize> {
+        self.ooo.partition_point(|&(s, _)| s <= seq).checked_sub(1)
+    }
+
     fn insert_ooo(&mut self, seq: u64) {
-        let (mut s, mut e) = (seq, seq + 1);
-        if let Some((&ps, &pe)) = self.ooo.range(..=seq).next_back() {
-            if pe >= seq {
-                if pe > seq {
-                    return; // already held
-                }
-                s = ps;
-                self.ooo.remove(&ps);
+        let below = self.ooo_by(seq);
+        let next = below.map_or(0, |i| i + 1);
+        let joins_below = match below.map(|i| self.ooo[i].1) {
+            Some(end) if end > seq => return, // already held
+            Some(end) => end == seq,
+            None => false,
+        };
+        let joins_next = self.ooo.get(next).is_some_and(|&(s, _)| s == seq + 1);
+        match (below, joins_below, joins_next) {
+            (Some(i), true, true) => {
+                self.ooo[i].1 = self.ooo[next].1;
+                self.ooo.remove(next);
             }
+            (Some(i), true, false) => self.ooo[i].1 = seq + 1,
+            (_, false, true) => self.ooo[next].0 = seq,
+            _ => self.ooo.insert(next, (seq, seq + 1)),
         }
-        if let Some(ne) = self.ooo.remove(&e) {
-            e = ne;
-        }
-        self.ooo.insert(s, e);
     }
 
     fn ece(&self) -> bool {
@@ -179,7 +193,7 @@ impl TcpReceiver {
     }
 
     fn ack_now(&mut self, out: &mut Vec<AckOut>) {
-        let latest = self.ooo.last_key_value().map(|(&s, _)| s);
+        let latest = self.ooo.back().map(|&(s, _)| s);
         self.emit(latest, out);
     }
 
@@ -194,13 +208,13 @@ impl TcpReceiver {
         let mut a = AckOut { ack: self.rcv_nxt, ece: self.ece(), ace, echo: self.ts_recent, ..AckOut::default() };
         self.ce_unacked = 0;
         if self.params.sack && !self.ooo.is_empty() {
-            let first = latest.and_then(|l| self.ooo.range(..=l).next_back().filter(|(_, &e)| l < e).map(|(&s, &e)| (s, e)));
+            let first = latest.and_then(|l| self.ooo_by(l).map(|i| self.ooo[i]).filter(|&(_, e)| l < e));
             let mut n = 0;
             if let Some(b) = first {
                 a.sack[0] = b;
                 n = 1;
             }
-            for (&s, &e) in self.ooo.iter().rev() {
+            for &(s, e) in self.ooo.iter().rev() {
                 if n == MAX_SACK_BLOCKS {
                     break;
                 }
@@ -310,5 +324,39 @@ mod tests {
         assert_eq!((out[0].ack, out[0].ece), (1, false));
         r.on_segment(2, 2, 0, true, false, &mut out);
         assert_eq!((out[1].ack, out[1].ece), (3, true));
+    }
+
+    /// Property: through random arrivals (duplicates, in order, out of order), every ACK holds
+    /// what a plain set of the received segments implies: the cumulative point is the lowest
+    /// missing segment; the first SACK block is the run holding the segment just received
+    /// when it came out of order, else the highest run; the others are the highest remaining
+    /// runs (RFC 2018 §4), three blocks in all at most (fixed-seed generator).
+    #[test]
+    fn acks_agree_with_the_set_of_received_segments() {
+        use std::collections::BTreeSet;
+        let mut rng = aqm::rng::Rng::from_seed(2018);
+        for _ in 0..50 {
+            let (mut r, mut got, mut out) = (rx(1, EcnMode::Off), BTreeSet::new(), Vec::new());
+            for _ in 0..200 {
+                let nxt = (0..).find(|x| !got.contains(x)).expect("a missing segment");
+                let seq = (nxt + rng.next_u64() % 30).saturating_sub(3);
+                assert_eq!(r.on_segment(0, seq, 0, false, false, &mut out), if seq == nxt { 1 + (nxt + 1..).take_while(|x| got.contains(x)).count() as u64 } else { 0 });
+                got.insert(seq);
+                let a = out.pop().expect("every segment is acknowledged");
+                let ack = (0..).find(|x| !got.contains(x)).expect("a missing segment");
+                // Maximal runs above the cumulative point, highest first.
+                let mut runs: Vec<(u64, u64)> = Vec::new();
+                for &x in got.range(ack..) {
+                    match runs.last_mut() {
+                        Some(run) if run.1 == x => run.1 = x + 1,
+                        _ => runs.push((x, x + 1)),
+                    }
+                }
+                runs.reverse();
+                let first = runs.iter().copied().find(|&(s, e)| seq > nxt && s <= seq && seq < e).or(runs.first().copied());
+                let blocks: Vec<(u64, u64)> = first.into_iter().chain(runs.iter().copied().filter(|&b| Some(b) != first)).take(MAX_SACK_BLOCKS).collect();
+                assert_eq!((a.ack, &a.sack[..a.n_sack as usize]), (ack, &blocks[..]));
+            }
+        }
     }
 }
