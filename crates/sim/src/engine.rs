@@ -161,6 +161,13 @@ impl<E: Copy> Scheduler<E> {
         l.queued.front().map(|q| &q.2)
     }
 
+    /// The event that waits third in the line of the event popped last (the one behind
+    /// [`Scheduler::line_follower`]'s): what it reads can be fetched a pop earlier still.
+    #[inline]
+    pub fn line_second(&self) -> Option<&E> {
+        self.lines.get(self.popped_line as usize)?.queued.get(1).map(|q| &q.2)
+    }
+
     /// Schedules `event` at absolute time `at` (never in the past).
     #[inline]
     pub fn at(&mut self, at: Nanos, event: E) {

@@ -9,20 +9,27 @@
 /// constant, so the loop unrolls to a few prefetch instructions without branches.
 #[inline]
 pub fn record<T>(r: &T) {
+    lines(r, size_of::<T>());
+}
+
+/// Hints the CPU to fetch the lines of the first `bytes` bytes of `*r` (at most its size).
+#[inline]
+pub fn lines<T>(r: &T, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let start = (r as *const T).cast::<i8>();
+        let bytes = bytes.min(size_of::<T>());
         // SAFETY: every offset lies inside `*r`; a prefetch reads nothing architecturally.
         unsafe {
-            for offset in (0..size_of::<T>()).step_by(64) {
+            for offset in (0..bytes).step_by(64) {
                 _mm_prefetch::<_MM_HINT_T0>(start.add(offset));
             }
-            _mm_prefetch::<_MM_HINT_T0>(start.add(size_of::<T>().saturating_sub(1)));
+            _mm_prefetch::<_MM_HINT_T0>(start.add(bytes.saturating_sub(1)));
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = r;
+    let _ = (r, bytes);
 }
 
 /// Hints the CPU to fetch the cache line that holds the start of `*r` (the first fields of a

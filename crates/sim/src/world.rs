@@ -220,12 +220,16 @@ impl Simulation {
                 Some(&Event::Deliver { pkt, .. }) => self.arena.prefetch(pkt, true),
                 _ => {}
             }
+            // A delivery is fetched in two steps: its packet and its flow's first lines when it
+            // waits third in its line; for an ACK, the sender's lines when it waits second (the
+            // packet's kind and the flow's endpoint are read from what the first step fetched).
+            if let Some(&Event::Deliver { pkt, flow }) = self.sched.line_second() {
+                self.arena.prefetch(pkt, true);
+                self.flows[flow as usize].prefetch();
+            }
             match self.sched.line_follower() {
                 Some(&Event::Arrive { pkt, .. }) => self.arena.prefetch(pkt, false),
-                Some(&Event::Deliver { pkt, flow }) => {
-                    self.arena.prefetch(pkt, true);
-                    self.flows[flow as usize].prefetch();
-                }
+                Some(&Event::Deliver { pkt, flow }) if self.arena.get(pkt).kind == Kind::Ack => self.flows[flow as usize].prefetch_sender(),
                 _ => {}
             }
             self.handle(ev);

@@ -127,6 +127,9 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
+    /// How many leading bytes of the record an ACK reads: up to the scoreboard's header.
+    pub const ACK_READS_BYTES: usize = std::mem::offset_of!(TcpSender, sb) + size_of::<Scoreboard>();
+
     /// A sender for a validated configuration, sending segments of `payload` bytes (which size
     /// the window bounds given in bytes).
     pub fn new(cfg: &TcpConfig, total_segments: Option<u64>, payload: u32) -> Self {
