@@ -25,6 +25,7 @@ use aqm::Nanos;
 use crate::config::TraceConfig;
 use crate::flow::Flow;
 use crate::net::{Kind, LinkId, Packet};
+use crate::tcp::receiver::MAX_SACK_BLOCKS;
 
 /// Capture points by the name a scenario gives them: (name, link, point).
 pub const POINTS: [(&str, LinkId, Point); 3] =
@@ -113,10 +114,10 @@ impl Pcap {
         Ok(())
     }
 
-    /// Packet `p` of `flows[p.flow]`, with its SACK blocks, passes capture point (`link`,
-    /// `point`) at `now`.
+    /// Packet `p` of `flows[p.flow]`, with its SACK blocks (the first `p.n_sack` of `sack`),
+    /// passes capture point (`link`, `point`) at `now`.
     #[inline]
-    pub fn packet(&mut self, link: LinkId, point: Point, now: Nanos, p: &Packet, sack: &[(u64, u64)], flows: &[Flow]) {
+    pub fn packet(&mut self, link: LinkId, point: Point, now: Nanos, p: &Packet, sack: &[(u64, u64); MAX_SACK_BLOCKS], flows: &[Flow]) {
         if now < self.window.0 || now >= self.window.1 {
             return;
         }
@@ -126,7 +127,7 @@ impl Pcap {
                 continue;
             }
             self.frame.clear();
-            frame(&mut self.frame, p, sack, &flows[p.flow as usize], c.packets as u16);
+            frame(&mut self.frame, p, &sack[..p.n_sack as usize], &flows[p.flow as usize], c.packets as u16);
             let incl = self.frame.len().min(self.snaplen as usize);
             // Record header: seconds, nanoseconds, captured length, length on the wire.
             let out = &mut c.bytes;

@@ -95,7 +95,10 @@ impl Packet {
 #[derive(Default)]
 pub struct Arena {
     slots: Vec<Packet>,
-    sacks: Vec<[(u64, u64); MAX_SACK_BLOCKS]>,
+    /// A slot's SACK blocks as offsets from its cumulative ACK (`seq`): blocks lie above it
+    /// and within the window, whose size fits 32 bits (`TcpConfig::rwnd`). Half the bytes of
+    /// absolute sequence numbers, for a table as long as the packets in flight (issue 22).
+    sacks: Vec<[(u32, u32); MAX_SACK_BLOCKS]>,
     free: Vec<u32>,
 }
 
@@ -112,24 +115,26 @@ impl Arena {
             self.sacks.push([(0, 0); MAX_SACK_BLOCKS]);
             (self.slots.len() - 1) as u32
         };
-        // Data packets carry none: no copy (a call to memcpy) on their path.
-        if !sack.is_empty() {
-            self.sacks[i as usize][..sack.len()].copy_from_slice(sack);
+        // Data packets carry none: nothing to write on their path.
+        let offset = |x: u64| u32::try_from(x - p.seq).expect("a SACK block lies within the window above the ACK (32 bits)");
+        for (slot, &(start, end)) in self.sacks[i as usize].iter_mut().zip(sack) {
+            *slot = (offset(start), offset(end));
         }
         i
     }
 
-    /// The SACK blocks packet `id` carries.
-    #[inline]
-    pub fn sack(&self, id: u32) -> &[(u64, u64)] {
-        &self.sacks[id as usize][..self.slots[id as usize].n_sack as usize]
-    }
-
-    /// The same, as the whole fixed-size array (the first `n_sack` blocks valid), read only
-    /// when there are some: a copy of known size, without a call.
+    /// The SACK blocks packet `id` carries, as a fixed-size array whose first `n_sack` blocks
+    /// are valid (read only when there are some).
     #[inline]
     pub fn sack_blocks(&self, id: u32) -> [(u64, u64); MAX_SACK_BLOCKS] {
-        if self.slots[id as usize].n_sack > 0 { self.sacks[id as usize] } else { [(0, 0); MAX_SACK_BLOCKS] }
+        let p = &self.slots[id as usize];
+        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+        if p.n_sack > 0 {
+            for (b, &(start, end)) in blocks.iter_mut().zip(&self.sacks[id as usize]) {
+                *b = (p.seq + start as u64, p.seq + end as u64);
+            }
+        }
+        blocks
     }
 
     #[inline]

@@ -26,7 +26,7 @@ impl Simulation {
     pub(crate) fn enqueue(&mut self, l: LinkId, id: u32) {
         let now = self.sched.now();
         if let Some(cap) = self.pcap.as_mut() {
-            cap.packet(l, Point::Input, now, self.arena.get(id), self.arena.sack(id), &self.flows);
+            cap.packet(l, Point::Input, now, self.arena.get(id), &self.arena.sack_blocks(id), &self.flows);
         }
         if let Some(imp) = self.links[l as usize].impairment.as_mut() {
             let p = self.arena.get_mut(id);
@@ -174,7 +174,7 @@ impl Simulation {
         // Across the rated link: the next place on the same route.
         p.step += 1;
         if let Some(cap) = self.pcap.as_mut() {
-            cap.packet(l, Point::Output, now, self.arena.get(pkt.id), self.arena.sack(pkt.id), &self.flows);
+            cap.packet(l, Point::Output, now, self.arena.get(pkt.id), &self.arena.sack_blocks(pkt.id), &self.flows);
         }
         arrive
     }
