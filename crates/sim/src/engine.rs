@@ -164,7 +164,7 @@ impl<E: Copy> Scheduler<E> {
     /// The event that waits third in the line of the event popped last (the one behind
     /// [`Scheduler::line_follower`]'s): what it reads can be fetched a pop earlier still.
     #[inline]
-    pub fn line_second(&self) -> Option<&E> {
+    pub fn line_third(&self) -> Option<&E> {
         self.lines.get(self.popped_line as usize)?.queued.get(1).map(|q| &q.2)
     }
 

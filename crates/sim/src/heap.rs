@@ -133,6 +133,9 @@ mod tests {
                 }
                 model.sort_unstable();
                 assert_eq!(heap.peek(), model.first());
+                let mut all: Vec<(u64, u64)> = heap.iter().copied().collect();
+                all.sort_unstable();
+                assert_eq!(all, model);
             }
             while let Some(x) = heap.pop() {
                 assert_eq!(x, model.remove(0));

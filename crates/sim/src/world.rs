@@ -212,9 +212,10 @@ impl Simulation {
     pub fn run_until(&mut self, t: Nanos) {
         let t = t.min(self.cfg.duration_ns);
         while let Some(ev) = self.sched.pop_until(t) {
-            // The packets of the next event and of the next but one on the line just popped
-            // (runs a few events from now): at high rates and many flows their records are
-            // cold, and fetching them this early hides most of the latency (issue 22).
+            // What the coming events read, fetched ahead: at high rates and many flows the
+            // packet records and flow state are cold, and fetching them early hides most of the
+            // latency (issue 22). The next event's packet; on the line just popped, the packet
+            // of the arrival waiting second, and for deliveries the steps below.
             match self.sched.peek() {
                 Some(&Event::Arrive { pkt, .. }) => self.arena.prefetch(pkt, false),
                 Some(&Event::Deliver { pkt, .. }) => self.arena.prefetch(pkt, true),
@@ -223,7 +224,7 @@ impl Simulation {
             // A delivery is fetched in two steps: its packet and its flow's first lines when it
             // waits third in its line; for an ACK, the sender's lines when it waits second (the
             // packet's kind and the flow's endpoint are read from what the first step fetched).
-            if let Some(&Event::Deliver { pkt, flow }) = self.sched.line_second() {
+            if let Some(&Event::Deliver { pkt, flow }) = self.sched.line_third() {
                 self.arena.prefetch(pkt, true);
                 self.flows[flow as usize].prefetch();
             }

@@ -1,9 +1,11 @@
 //! The SACK scoreboard of RFC 6675, over segment numbers.
 //!
-//! SACKed segments above the cumulative ACK are kept as disjoint ranges, so every query is
-//! O(log of the number of holes), never O(window): a segment is *lost* (IsLost, §4) when at
-//! least DupThresh SACKed segments lie above it, which makes the lost segments exactly the
-//! un-SACKed ones below the DupThresh-th highest SACKed segment.
+//! SACKed segments above the cumulative ACK are kept as disjoint ranges, so no query walks the
+//! window: counts and lookups are binary searches over the ranges, an insertion shifts the
+//! ranges on its shorter side, and only `for_each_gap` visits ranges (those it reports). A
+//! segment is *lost* (IsLost, §4) when at least DupThresh SACKed segments lie above it, which
+//! makes the lost segments exactly the un-SACKed ones below the DupThresh-th highest SACKed
+//! segment (found from the top, a range per DupThresh segment at most).
 
 use std::collections::VecDeque;
 
@@ -79,6 +81,7 @@ impl Scoreboard {
 
     /// The stamp of a range preceded by `count` SACKed segments.
     fn stamp(&self, count: u64) -> u32 {
+        debug_assert!(count <= u32::MAX as u64, "SACKed counts lie within the receive window (32 bits)");
         (count as u32).wrapping_add(self.base)
     }
 
@@ -102,6 +105,7 @@ impl Scoreboard {
         if n == 0 {
             return;
         }
+        debug_assert!(n <= u32::MAX as u64, "SACKed counts lie within the receive window (32 bits)");
         let n = n as u32;
         if self.ranges.len() - i <= i {
             self.ranges.range_mut(i..).for_each(|r| r.before = r.before.wrapping_add(n));
@@ -357,13 +361,20 @@ mod tests {
             let (mut sb, mut set) = (Scoreboard::default(), BTreeSet::new());
             let (mut una, mut max) = (0u64, 60u64);
             for _ in 0..300 {
-                if rand(5) == 0 {
+                let r = rand(100);
+                if r < 20 {
                     una = (una + rand(12)).min(max);
                     sb.advance(una);
                     set.retain(|&s| s >= una);
+                } else if r == 20 {
+                    // A timeout that forgets the scoreboard (RFC 6675 §5.1 allows it).
+                    sb.clear();
+                    set.clear();
                 } else {
+                    // Mostly short blocks; now and then one spanning much of the window.
+                    let len = if rand(10) == 0 { 1 + rand(max - una + 1) } else { 1 + rand(6) };
                     let a = una + rand(max - una + 1);
-                    let b = (a + 1 + rand(6)).min(max);
+                    let b = (a + len).min(max);
                     let new = (a..b).filter(|s| !set.contains(s)).count() as u64;
                     assert_eq!(sb.add(a, b), new);
                     set.extend(a..b);
@@ -382,6 +393,12 @@ mod tests {
                     .map(|s| u64::from(!set.contains(&s) && !lost(s)) + u64::from(!set.contains(&s) && high_rxt.is_some_and(|h| s <= h)))
                     .sum::<u64>();
                 assert_eq!(sb.pipe(una, max, high_rxt, thresh), pipe);
+                // With a boundary given (RACK's), anywhere, even outside the window.
+                let bound = rand(max + 10);
+                let pipe_at = (una..max)
+                    .map(|s| u64::from(!set.contains(&s) && s >= bound) + u64::from(!set.contains(&s) && high_rxt.is_some_and(|h| s <= h)))
+                    .sum::<u64>();
+                assert_eq!(sb.pipe_lost_below(una, max, high_rxt, bound), pipe_at);
                 let s = una + rand(max - una + 1);
                 assert_eq!((sb.is_sacked(s), sb.is_lost(s, thresh)), (set.contains(&s), lost(s)));
                 assert_eq!(sb.next_unsacked(s, max), (s..max).find(|x| !set.contains(x)));

@@ -73,9 +73,11 @@ struct Params {
 }
 
 /// The fields every ACK reads come first and together (C layout): the sequence state and the
-/// window, the settings, the RTT estimator, the timers and the scoreboard's header, then the
-/// states whose tags are read but whose bodies rarely are, then the counters. At many flows
-/// each distinct cache line an ACK touches is a miss (issue 22).
+/// window, the settings, the RTT estimator, the timers, the pointers to the optional parts,
+/// the scoreboard's header and the recovery state ([`TcpSender::ACK_READS_BYTES`]); then what
+/// losses read, the controller's state (read on every ACK too, but its size depends on the
+/// controller) and the counters. At many flows each distinct cache line an ACK touches is a
+/// miss (issue 22).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct TcpSender {
@@ -105,7 +107,12 @@ pub struct TcpSender {
     total: Option<u64>,
     pub rtt: RttEstimator,
     pub timers: Timers,
+    /// The slow-start exit detector, when configured.
+    hystart: Option<Box<HyStart>>,
+    /// RACK-TLP (RFC 8985), when configured (with SACK).
+    rack: Option<Box<Rack>>,
     sb: Scoreboard,
+    ca: CaState,
     /// RFC 6582 §3.2 step 2 / RFC 6675 §5 step 4: no new recovery for losses in a window
     /// already reduced (snd_max at the last recovery or timeout; Linux's high_seq).
     recover: Option<u64>,
@@ -117,18 +124,14 @@ pub struct TcpSender {
     /// Every segment up to it not yet acknowledged or SACKed has been retransmitted since, as
     /// both resend holes in order from SND.UNA: ns-3.44's TcpTxItem::m_retrans flags.
     rtx_mark: Option<u64>,
-    /// The slow-start exit detector, when configured.
-    hystart: Option<Box<HyStart>>,
-    /// RACK-TLP (RFC 8985), when configured (with SACK).
-    rack: Option<Box<Rack>>,
-    ca: CaState,
     cc: Cc,
     pub stats: SenderStats,
 }
 
 impl TcpSender {
-    /// How many leading bytes of the record an ACK reads: up to the scoreboard's header.
-    pub const ACK_READS_BYTES: usize = std::mem::offset_of!(TcpSender, sb) + size_of::<Scoreboard>();
+    /// How many leading bytes of the record every ACK reads: up to the end of the recovery
+    /// state (see the type's notes).
+    pub const ACK_READS_BYTES: usize = std::mem::offset_of!(TcpSender, ca) + size_of::<CaState>();
 
     /// A sender for a validated configuration, sending segments of `payload` bytes (which size
     /// the window bounds given in bytes).
@@ -861,6 +864,9 @@ impl TcpSender {
         }
         self.snd_nxt += 1;
         self.snd_max = self.snd_max.max(self.snd_nxt);
+        // What the scoreboard and the SACK blocks in flight store in 32 bits relies on this:
+        // new data never goes past the receive window, a 32-bit count of segments.
+        debug_assert!(self.snd_max - self.snd_una <= self.p.rwnd, "outstanding data beyond the receive window");
     }
 
     /// The pacing interval between segments (ns): srtt / (ratio · max(cwnd, in flight)), the
