@@ -9,6 +9,7 @@
 //! machines over `(now, event)` that return what to send; the simulator turns that into packets.
 
 pub mod cc;
+mod ends;
 pub mod hystart;
 pub mod ledbat;
 pub mod params;

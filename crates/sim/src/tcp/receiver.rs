@@ -6,6 +6,8 @@ use std::collections::VecDeque;
 
 use aqm::Nanos;
 
+use super::ends::partition_point;
+
 use super::params::EcnMode;
 
 /// The initial value of the CE packet counter (RFC 9768 §3.2.2.1: r.cep and s.cep start at 5,
@@ -159,7 +161,7 @@ impl TcpReceiver {
 
     /// Index of the last range starting at or below `seq`, if any.
     fn ooo_by(&self, seq: u64) -> Option<usize> {
-        self.ooo.partition_point(|&(s, _)| s <= seq).checked_sub(1)
+        partition_point(&self.ooo, |&(s, _)| s <= seq).checked_sub(1)
     }
 
     fn insert_ooo(&mut self, seq: u64) {

@@ -9,6 +9,8 @@
 
 use std::collections::VecDeque;
 
+use super::ends::partition_point;
+
 /// A SACKed range [start, start + len) and the count of SACKed segments in the ranges before
 /// it, as a stamp: the count is `before - base` of the scoreboard (see [`Scoreboard::base`]).
 /// Counts within a window fit 32 bits, as the receive window does (`TcpConfig::rwnd`), and
@@ -65,12 +67,12 @@ impl Scoreboard {
 
     /// Index of the first range ending after `seq` (every range before it lies below `seq`).
     fn first_ending_after(&self, seq: u64) -> usize {
-        self.ranges.partition_point(|r| r.end() <= seq)
+        partition_point(&self.ranges, |r| r.end() <= seq)
     }
 
     /// The last range starting at or below `seq`.
     fn last_starting_by(&self, seq: u64) -> Option<Span> {
-        let i = self.ranges.partition_point(|r| r.start <= seq);
+        let i = partition_point(&self.ranges, |r| r.start <= seq);
         i.checked_sub(1).map(|i| self.ranges[i])
     }
 
@@ -141,8 +143,8 @@ impl Scoreboard {
         }
         // The ranges that overlap or touch [start, end): those ending at or after its start
         // and starting at or before its end, adjacent in the order.
-        let lo = self.ranges.partition_point(|r| r.end() < start);
-        let hi = self.ranges.partition_point(|r| r.start <= end);
+        let lo = partition_point(&self.ranges, |r| r.end() < start);
+        let hi = partition_point(&self.ranges, |r| r.start <= end);
         let added = if lo < hi {
             let first = self.ranges[lo];
             start = start.min(first.start);
@@ -163,7 +165,7 @@ impl Scoreboard {
 
     /// Forgets everything below the cumulative ACK `una`.
     pub fn advance(&mut self, una: u64) {
-        let below = self.ranges.partition_point(|r| r.start < una);
+        let below = partition_point(&self.ranges, |r| r.start < una);
         if below == 0 {
             return;
         }
@@ -271,7 +273,7 @@ impl Scoreboard {
         if una >= max {
             return None;
         }
-        let i = self.ranges.partition_point(|r| r.start < max);
+        let i = partition_point(&self.ranges, |r| r.start < max);
         match i.checked_sub(1).map(|i| self.ranges[i]) {
             // Ranges are non-adjacent, so the segment below the one ending at max is un-SACKed.
             Some(r) if r.end() >= max => (r.start > una).then(|| r.start - 1),
