@@ -137,7 +137,10 @@ impl<A: Aqm> FairQueue<A> {
         }
     }
 
-    /// fq_codel_drop: from the fattest queue's head until half its bytes or `batch` packets.
+    /// fq_codel_drop: from the fattest queue's head until half its bytes or `batch` packets,
+    /// and at least one packet (the kernel's loop tests after each drop), so that every call
+    /// makes progress: a queue of one byte has no half to reach, and its caller loops until
+    /// the queue is back within its limit.
     fn drop_from_fattest(&mut self, batch: u32, out: &mut Vec<Action>) {
         let Some(i) = (0..self.queues.len()).max_by_key(|&i| (self.queues[i].fifo.backlog().bytes, std::cmp::Reverse(i))) else {
             return;
@@ -145,12 +148,14 @@ impl<A: Aqm> FairQueue<A> {
         let q = &mut self.queues[i];
         let threshold = q.fifo.backlog().bytes / 2;
         let (mut dropped, mut n) = (0u64, 0u32);
-        while n < batch && dropped < threshold {
-            let Some(pkt) = q.fifo.pop() else { break };
+        while let Some(pkt) = q.fifo.pop() {
             dropped += pkt.len as u64;
             n += 1;
             self.backlog = sub(self.backlog, Backlog { bytes: pkt.len as u64, packets: 1 });
             out.push(Action { pkt, kind: ActionKind::Drop(DropReason::Overflow) });
+            if n >= batch || dropped >= threshold {
+                break;
+            }
         }
     }
 }

@@ -107,6 +107,23 @@ mod tests {
         assert_eq!((out.len(), out[0].pkt.id, q.backlog().packets), (1, 2, 2));
     }
 
+    /// Found by the fuzzer (a run that never ended): with one-byte packets the fattest queue
+    /// holds one byte, half of which is nothing, and a drop loop that tests before dropping
+    /// dropped nothing while the queue stayed over its limit. Linux's fq_codel_drop tests after
+    /// each drop (a do-while), so an overflow always drops at least one packet.
+    #[test]
+    fn an_overflow_of_one_byte_packets_drops_one() {
+        let mut q = fq(2, 1500);
+        let mut out = Vec::new();
+        for (i, flow) in [1, 2].into_iter().enumerate() {
+            assert!(q.enqueue(0, Pkt::new(i as u32, 1, flow), &mut out));
+        }
+        // The third packet puts the queue over its limit of 2: one packet goes, from the head of
+        // the fattest queue (a tie of one byte each, broken towards the lower index).
+        q.enqueue(0, Pkt::new(2, 1, 3), &mut out);
+        assert_eq!((out.len(), out[0].kind, q.backlog().packets), (1, ActionKind::Drop(DropReason::Overflow), 2));
+    }
+
     #[test]
     fn deficits_follow_drr() {
         // spec §8.4 case 3: quantum 90, 120-byte packets, two backlogged flows.
