@@ -157,10 +157,16 @@ pub fn scenario(name: &str) -> Option<SimConfig> {
 pub struct BenchResult {
     pub scenario: String,
     pub simulated_s: f64,
+    /// Wall-clock time of the run, set-up excluded (as `aqmlab bench --vs-ns3` times ns-3).
     pub wall_s: f64,
-    /// CPU time of the run (this thread's, from the kernel's scheduler statistics): the
-    /// figure that other processes on a shared machine disturb least.
+    /// CPU time of the run, set-up excluded (this thread's, see [`thread_cpu_s`]): the figure
+    /// that other processes on a shared machine disturb least, and the one the per-packet
+    /// rates divide by.
     pub cpu_s: f64,
+    /// CPU time of building the simulation (validation, flows, topology, queues): a cost per
+    /// flow and link, paid once, not per packet (10 ms for 10,000 flows on the machine of
+    /// docs/speed.md, 5 % of that scaling point's whole).
+    pub setup_cpu_s: f64,
     pub events: u64,
     pub delivered_packets: u64,
     pub events_per_s: f64,
@@ -182,27 +188,36 @@ pub fn peak_rss_mib() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
-/// CPU time this thread has used, in seconds (first field of /proc/thread-self/schedstat, in
-/// ns); 0 where it is unavailable.
+/// CPU time this thread has used, in seconds: POSIX's per-thread CPU clock, which the kernel
+/// brings up to date when it is read; 0 where it is unavailable. (The scheduler's statistics
+/// in /proc, used before, lag by up to a timer tick, several milliseconds: a fifth of the
+/// shortest scaling run, 18 ms.)
 pub fn thread_cpu_s() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(0.0, |ns| ns / 1e9)
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid timespec for the call to fill in.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
+            return ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9;
+        }
+    }
+    0.0
 }
 
-/// Runs `cfg` to the end and measures it.
+/// Builds `cfg`, runs it to the end and measures both (see [`BenchResult`]).
 pub fn measure(name: &str, cfg: SimConfig) -> Result<BenchResult, String> {
-    let (t0, c0) = (Instant::now(), thread_cpu_s());
+    let c0 = thread_cpu_s();
     let mut sim = Simulation::new(cfg)?;
+    let (t1, c1) = (Instant::now(), thread_cpu_s());
     sim.run();
-    let wall = t0.elapsed().as_secs_f64();
-    let cpu = thread_cpu_s() - c0;
+    let wall = t1.elapsed().as_secs_f64();
+    let cpu = thread_cpu_s() - c1;
     Ok(BenchResult {
         scenario: name.to_string(),
         simulated_s: sim.now() as f64 / NS_PER_SEC as f64,
         wall_s: wall,
         cpu_s: cpu,
+        setup_cpu_s: c1 - c0,
         packets_per_cpu_s: sim.delivered_packets as f64 / cpu,
         events: sim.events(),
         delivered_packets: sim.delivered_packets,
