@@ -14,14 +14,6 @@ use sim::config::SimConfig;
 
 mod fluid;
 
-/// The simulator's allocations go through mimalloc: a run allocates and frees a small buffer
-/// per loss episode of every flow (SACK scoreboards, out-of-order data), and at many flows the
-/// system allocator's bins were 5 % of the run; measured faster by 6–9 % at 10 Gb/s and at
-/// 10,000 flows, within 2 % of the system's at a few flows (issue 22, docs/speed.md). Python's
-/// own objects keep Python's allocator.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }

@@ -7,11 +7,6 @@
 
 use std::process::Command;
 
-/// The allocator of the Python module, so that these figures are the command line's (see
-/// crates/py/src/lib.rs).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use sim::bench::{run_named, BenchResult, NAMES, SCALING};
 
 fn child(name: &str, fraction: f64) -> BenchResult {
