@@ -2,7 +2,7 @@
 //! the peak memory is that scenario's), at half and at full length, and prints a table.
 //! `cargo bench -p aqmlab-sim -- scaling` prints the scaling curves instead (issue 22): the
 //! cost per delivered packet against link rate and flow count, relative to each sweep's
-//! cheapest point. Invoked as `scenarios NAME FRACTION` (the child mode), runs one and prints
+//! cheapest point (CPU time of the run; building the simulation is shown apart). Invoked as `scenarios NAME FRACTION` (the child mode), runs one and prints
 //! it as JSON.
 
 use std::process::Command;
@@ -37,7 +37,7 @@ fn table() {
 }
 
 fn scaling() {
-    println!("{:<16} {:>6} {:>8} {:>12} {:>12} {:>10} {:>12} {:>13}", "scenario", "sim s", "CPU s", "packets", "pkts/CPU-s", "ns/pkt", "x cheapest", "peak RSS MiB");
+    println!("{:<16} {:>6} {:>8} {:>12} {:>12} {:>10} {:>12} {:>13} {:>12}", "scenario", "sim s", "CPU s", "packets", "pkts/CPU-s", "ns/pkt", "x cheapest", "peak RSS MiB", "set-up ms");
     let rows: Vec<BenchResult> = SCALING.iter().map(|n| child(n, 1.0)).collect();
     for sweep in ["rate-", "flows-"] {
         let cost = |r: &BenchResult| r.cpu_s * 1e9 / r.delivered_packets.max(1) as f64;
@@ -45,7 +45,7 @@ fn scaling() {
         let cheapest = members.iter().map(|r| cost(r)).fold(f64::INFINITY, f64::min);
         for r in members {
             println!(
-                "{:<16} {:>6.1} {:>8.3} {:>12} {:>12.3e} {:>10.0} {:>12.2} {:>13.1}",
+                "{:<16} {:>6.1} {:>8.3} {:>12} {:>12.3e} {:>10.0} {:>12.2} {:>13.1} {:>12.1}",
                 r.scenario,
                 r.simulated_s,
                 r.cpu_s,
@@ -53,7 +53,8 @@ fn scaling() {
                 r.packets_per_cpu_s,
                 cost(r),
                 cost(r) / cheapest,
-                r.peak_rss_mib
+                r.peak_rss_mib,
+                r.setup_cpu_s * 1e3
             );
         }
     }

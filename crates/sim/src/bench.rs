@@ -236,3 +236,22 @@ pub fn run_named(name: &str, fraction: f64) -> Result<BenchResult, String> {
     cfg.duration_ns = (cfg.duration_ns as f64 * fraction) as u64;
     measure(name, cfg)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The thread's CPU clock advances while the thread computes, and never faster than the
+    /// wall clock (a thread runs on one core at a time): a bound from physics, not a timing.
+    #[test]
+    fn thread_cpu_time_advances_no_faster_than_the_wall_clock() {
+        let (t0, c0) = (Instant::now(), thread_cpu_s());
+        let mut x = 0u64;
+        while t0.elapsed().as_millis() < 20 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let (cpu, wall) = (thread_cpu_s() - c0, t0.elapsed().as_secs_f64());
+        assert!(cpu > 0.0, "the CPU clock did not move");
+        assert!(cpu <= wall + 1e-3, "{cpu} s of CPU in {wall} s");
+    }
+}
