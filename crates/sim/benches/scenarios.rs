@@ -2,8 +2,8 @@
 //! the peak memory is that scenario's), at half and at full length, and prints a table.
 //! `cargo bench -p aqmlab-sim -- scaling` prints the scaling curves instead (issue 22): the
 //! cost per delivered packet against link rate and flow count, relative to each sweep's
-//! cheapest point (CPU time of the run; building the simulation is shown apart). Invoked as `scenarios NAME FRACTION` (the child mode), runs one and prints
-//! it as JSON.
+//! cheapest point (CPU time of the run; building the simulation is shown apart). Invoked as
+//! `scenarios NAME FRACTION` (the child mode), runs one and prints it as JSON.
 
 use std::process::Command;
 
