@@ -110,7 +110,11 @@ pub fn run(mut cfg: LiveConfig, out: &Path) -> Result<(), String> {
             break;
         }
         for (p, dir) in [(0, FORWARD), (1, REVERSE)] {
-            while readable[p] {
+            if !readable[p] {
+                continue;
+            }
+            // Drain the port: until a read finds nothing.
+            loop {
                 let id = engine.frames.alloc();
                 let Some(n) = ports[p].recv(engine.frames.data_mut(id)) else {
                     engine.frames.release(id);

@@ -160,13 +160,13 @@ pub enum Column {
 /// run writes to Parquet, built without a row per flow (a million flows' rows as JSON took
 /// 612 MB, issue 22). An absent figure is NaN: the throughput of a flow with no active time in
 /// the measured window, the completion time of a flow that completed nothing, a UDP flow's
-/// RTT and timeout.
-pub struct FlowColumns(pub Vec<(&'static str, Column)>);
+/// RTT and timeout. The second field is the number of rows the table will hold.
+pub struct FlowColumns(pub Vec<(&'static str, Column)>, usize);
 
 impl FlowColumns {
-    /// Appends a flow's row; the first row makes the columns, each with room for `rows`, so
+    /// Appends a flow's row; the first row makes the columns, each with room for every row, so
     /// that none is copied as it grows (a million flows: 26 columns of 8 MB).
-    fn push(&mut self, f: &FlowSummary, active: bool, rows: usize) {
+    fn push(&mut self, f: &FlowSummary, active: bool) {
         let c = &f.counts;
         let absent = f64::NAN;
         let values = [
@@ -198,7 +198,7 @@ impl FlowColumns {
             ("acks_in_flight", Value::I64(f.acks_in_flight as i64)),
         ];
         if self.0.is_empty() {
-            self.0 = values.iter().map(|(name, v)| (*name, v.empty_column(rows))).collect();
+            self.0 = values.iter().map(|(name, v)| (*name, v.empty_column(self.1))).collect();
         }
         for ((_, col), (_, v)) in self.0.iter_mut().zip(values) {
             v.push_to(col);
@@ -267,9 +267,9 @@ impl Simulation {
 
     /// The per-flow table (see [`FlowColumns`]).
     pub fn flow_columns(&self) -> FlowColumns {
-        let mut cols = FlowColumns(Vec::new());
+        let mut cols = FlowColumns(Vec::new(), self.flows.len());
         for (row, active) in self.flow_rows() {
-            cols.push(&row, active, self.flows.len());
+            cols.push(&row, active);
         }
         cols
     }
