@@ -23,6 +23,10 @@ phase "Rust tests (compiling them takes a few minutes the first time) ..."
 # as they are, and only the test harnesses and test-only crates are compiled here. The
 # criterion benchmark crate stays out (its dependencies would change serde's features).
 cargo test --workspace --exclude aqmlab-aqm-bench --release
+# The benchmarks' cycle counters are a feature of their own (off in the wheel): their test,
+# and the benchmark that prints them compiled with them.
+cargo test -p aqmlab-sim --release --features event-cycles --lib cycles
+cargo bench -p aqmlab-sim --features event-cycles --bench scenarios --no-run
 phase "fuzzing every AQM state machine (10 s each) ..."
 # Every AQM state machine under libFuzzer for a bounded time (issue 16 item 8).
 FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash scripts/fuzz.sh --required

@@ -2,8 +2,10 @@
 //! the peak memory is that scenario's), at half and at full length, and prints a table.
 //! `cargo bench -p aqmlab-sim -- scaling` prints the scaling curves instead (issue 22): the
 //! cost per delivered packet against link rate and flow count, relative to each sweep's
-//! cheapest point (CPU time of the run; building the simulation is shown apart). Invoked as
-//! `scenarios NAME FRACTION` (the child mode), runs one and prints it as JSON.
+//! cheapest point (CPU time of the run; building the simulation is shown apart).
+//! `cargo bench -p aqmlab-sim --features event-cycles --bench scenarios -- cycles [NAME...]`
+//! prints where the cycles of each scenario go by kind of event (default: the flow sweep).
+//! Invoked as `scenarios NAME FRACTION` (the child mode), runs one and prints it as JSON.
 
 use std::process::Command;
 
@@ -60,6 +62,34 @@ fn scaling() {
     }
 }
 
+#[cfg(feature = "event-cycles")]
+fn cycles(names: &[&str]) {
+    for name in names {
+        let r = child(name, 1.0);
+        let packets = r.delivered_packets.max(1) as f64;
+        let total: u64 = r.event_cycles.iter().map(|k| k.pop_cycles + k.handle_cycles).sum();
+        println!("{}: {} delivered packets, {:.0} cycles a packet", r.scenario, r.delivered_packets, total as f64 / packets);
+        println!("  {:<30} {:>10} {:>14} {:>15} {:>16}", "event", "count", "pop cyc/event", "handle cyc/ev", "cycles/packet");
+        for k in &r.event_cycles {
+            let per_event = |c: u64| c as f64 / k.events as f64;
+            println!(
+                "  {:<30} {:>10} {:>14.0} {:>15.0} {:>16.0}",
+                k.kind,
+                k.events,
+                per_event(k.pop_cycles),
+                per_event(k.handle_cycles),
+                (k.pop_cycles + k.handle_cycles) as f64 / packets
+            );
+        }
+    }
+}
+
+#[cfg(not(feature = "event-cycles"))]
+fn cycles(_: &[&str]) {
+    eprintln!("cycles by kind of event need the counters: cargo bench -p aqmlab-sim --features event-cycles --bench scenarios -- cycles");
+    std::process::exit(2);
+}
+
 fn main() {
     // cargo passes `--bench` (and filters) to harness-less benches: only a known scenario name
     // selects the child mode.
@@ -75,7 +105,16 @@ fn main() {
         }
         return;
     }
-    if args.iter().any(|a| a == "scaling") {
+    if let Some(at) = args.iter().position(|a| a == "cycles") {
+        let named: Vec<&str> = args[at + 1..].iter().map(String::as_str).filter(|a| SCALING.contains(a) || NAMES.contains(a)).collect();
+        let unknown: Vec<&String> = args[at + 1..].iter().filter(|a| !a.starts_with('-') && !named.contains(&a.as_str())).collect();
+        if !unknown.is_empty() {
+            eprintln!("unknown benchmark scenario {unknown:?} (known: {}, {})", NAMES.join(", "), SCALING.join(", "));
+            std::process::exit(2);
+        }
+        let flow_sweep: Vec<&str> = SCALING.into_iter().filter(|n| n.starts_with("flows-")).collect();
+        cycles(if named.is_empty() { &flow_sweep } else { &named });
+    } else if args.iter().any(|a| a == "scaling") {
         scaling();
     } else {
         table();

@@ -176,6 +176,9 @@ pub struct BenchResult {
     pub peak_rss_mib: f64,
     /// Most packets in the network at once (arena slots).
     pub arena_slots: usize,
+    /// Cycles by kind of event, with the `event-cycles` feature (see [`crate::cycles`]).
+    #[cfg(feature = "event-cycles")]
+    pub event_cycles: Vec<crate::cycles::KindCycles>,
 }
 
 /// Peak resident set size of this process, from /proc/self/status.
@@ -225,6 +228,8 @@ pub fn measure(name: &str, cfg: SimConfig) -> Result<BenchResult, String> {
         packets_per_s: sim.delivered_packets as f64 / wall,
         peak_rss_mib: peak_rss_mib(),
         arena_slots: sim.arena_capacity(),
+        #[cfg(feature = "event-cycles")]
+        event_cycles: sim.cycles.totals(),
     })
 }
 

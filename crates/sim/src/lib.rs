@@ -10,6 +10,8 @@
 
 pub mod bench;
 pub mod config;
+#[cfg(feature = "event-cycles")]
+pub mod cycles;
 pub mod endpoints;
 pub mod engine;
 pub mod estimate;

@@ -96,6 +96,9 @@ pub struct Simulation {
     delay_lines: bool,
     #[cfg(test)]
     pub(crate) faults: crate::invariants::Faults,
+    /// Cycles by kind of event (see [`crate::cycles`]).
+    #[cfg(feature = "event-cycles")]
+    pub cycles: crate::cycles::EventCycles,
 }
 
 impl Simulation {
@@ -137,6 +140,8 @@ impl Simulation {
             delay_lines: true,
             #[cfg(test)]
             faults: Default::default(),
+            #[cfg(feature = "event-cycles")]
+            cycles: Default::default(),
             cfg,
         };
         sim.sched.add_lines(sim.plan.lines() as usize);
@@ -211,6 +216,8 @@ impl Simulation {
     /// checks the invariants.
     pub fn run_until(&mut self, t: Nanos) {
         let t = t.min(self.cfg.duration_ns);
+        #[cfg(feature = "event-cycles")]
+        self.cycles.start();
         while let Some(ev) = self.sched.pop_until(t) {
             // What the coming events read, fetched ahead: at high rates and many flows the
             // packet records and flow state are cold, and fetching them early hides most of the
@@ -233,7 +240,11 @@ impl Simulation {
                 Some(&Event::Deliver { pkt, flow }) if self.arena.get(pkt).kind == Kind::Ack => self.flows[flow as usize].prefetch_sender(),
                 _ => {}
             }
+            #[cfg(feature = "event-cycles")]
+            let (kind, dispatched) = (self.event_kind(&ev), crate::cycles::stamp());
             self.handle(ev);
+            #[cfg(feature = "event-cycles")]
+            self.cycles.record(kind, dispatched);
             if self.sched.executed() & (PERIODIC_EVENTS - 1) == 0 {
                 self.check_probabilities();
             }
@@ -246,6 +257,21 @@ impl Simulation {
     /// Runs to the end.
     pub fn run(&mut self) {
         self.run_until(self.cfg.duration_ns);
+    }
+
+    /// The index in [`crate::cycles::KINDS`] of `ev`'s kind.
+    #[cfg(feature = "event-cycles")]
+    fn event_kind(&self, ev: &Event) -> usize {
+        match *ev {
+            Event::Arrive { .. } => 0,
+            Event::Deliver { pkt, .. } if self.arena.get(pkt).kind == Kind::Data => 1,
+            Event::Deliver { .. } => 2,
+            Event::TxDone { .. } => 3,
+            Event::Rto { .. } => 4,
+            Event::DelAck { .. } => 5,
+            Event::FlowStart { .. } => 6,
+            _ => 7,
+        }
     }
 
     fn handle(&mut self, ev: Event) {
