@@ -68,6 +68,36 @@ def test_toml_examples_are_valid(page, tmp_path):
             aqmlab.Scenario.from_dict(merged(MINIMAL, data))
 
 
+def table_shape_errors(text: str) -> list[str]:
+    """Rows of a Markdown table (outside code blocks) whose cell count is not the header's."""
+    errors, header, in_code = [], None, False
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            in_code = not in_code
+        if in_code or not line.startswith("|"):
+            header = None
+            continue
+        cells = len(re.split(r"(?<!\\)\|", line.strip().strip("|")))
+        if header is None:
+            header = (n, cells)
+        elif cells != header[1]:
+            errors.append(f"line {n}: {cells} cells, the header (line {header[0]}) has {header[1]}")
+    return errors
+
+
+def test_table_shape_errors_are_found():
+    # The checker itself, on a table with a row one cell too long and an escaped bar.
+    text = "| a | b |\n|---|---|\n| 1 | 2 |\n| 1 | 2 | 3 |\n| x \\| y | 2 |\n"
+    assert table_shape_errors(text) == ["line 4: 3 cells, the header (line 1) has 2"]
+
+
+@pytest.mark.parametrize("page", [*PAGES, ROOT / "README.md"], ids=lambda p: p.name)
+def test_tables_keep_their_shape(page):
+    # A figure pasted into the wrong table shows as a row with a cell too many (README's
+    # before/after table carried the scaling table's figures for a day).
+    assert table_shape_errors(page.read_text()) == []
+
+
 @pytest.mark.skipif(shutil.which("mkdocs") is None and not (Path(sys.executable).parent / "mkdocs").exists(),
                     reason="mkdocs is not installed (pip install 'aqmlab[docs]')")
 def test_site_builds_without_warnings(tmp_path):
