@@ -14,8 +14,9 @@ from .progress import Progress
 from .result import Result
 from .scenario import Scenario
 
-# Speed assumed by the size estimate: the slow end of `aqmlab bench` on a small machine (the
-# README's table: 5.4-16 M events/s), so the estimate errs towards long.
+# Speed assumed by the size estimate: about a third of the slowest `aqmlab bench` scenario on
+# the 2-core machine of the README (14.5 M events per wall-second on 2026-11-28), so that the
+# estimate errs towards long on slower machines and heavier scenarios.
 EVENTS_PER_S = 5e6
 # A run estimated to take longer than this, or to record more traces than half the memory,
 # needs force=True (--force). Runs beyond the simulator's own limits (memory, trace rows,

@@ -860,7 +860,7 @@ fn prague_per_ack_trace_with_accecn_counts_and_pacing() {
 
 #[test]
 fn prague_echo_inside_its_25_ms_starts_cwr_without_reduction_and_delays_the_next() {
-    // The mechanism behind Prague's approximate RTT-independence (crates/sim/tests/prague.rs):
+    // The mechanism behind Prague's approximate RTT-independence (crates/sim/tests/sim/prague.rs):
     // tcp_enter_cwr enters CWR on every echo, prague_enter_cwr skips the reduction within 25 ms
     // of the last. The draft variant (no first-mark halving), unpaced, R = 10 ms.
     let cfg = TcpConfig { prague: crate::tcp::params::PragueVariant::Draft, pacing: false, ..prague() };
