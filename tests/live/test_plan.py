@@ -36,6 +36,26 @@ def test_inexpressible_fields_are_named(edit, field):
     assert e.value.path == field
 
 
+def test_every_setting_of_the_tcp_model_is_refused_or_honoured():
+    # The schema's TCP fields fall in three sets: honoured live, refused as an application, or
+    # refused as the kernel's own; none is left over (a leftover would be silently ignored).
+    from dataclasses import fields
+
+    from aqmlab.live.plan import _APPS, TCP_FIELDS, kernel_owned
+    from aqmlab.scenario import FlowGroup, TcpGroup
+
+    tcp_only = {f.name for f in fields(TcpGroup)} - {f.name for f in fields(FlowGroup)}
+    assert tcp_only == set(TCP_FIELDS) | set(_APPS) | set(kernel_owned())
+    # The model's settings beyond the first list of refusals, each with a valid value.
+    values = {"rcv_wnd": "64KiB", "snd_buf": "64KiB", "pacing": True, "cubic_alpha": "rfc9438", "ect": "ect1",
+              "prr_ssrb": "linux", "keep_high_rxt": True, "lost_retransmit": True, "option_bytes": "linux"}
+    for key, value in values.items():
+        assert key in kernel_owned()
+        with pytest.raises(ScenarioError) as e:
+            plan(base(**{key: value}))
+        assert e.value.path == f"flows[0].{key}"
+
+
 def test_accepted_scenario_derives_mtu_and_sysctls():
     d = base(ecn=True, cc="newreno")
     d["flows"].append({"type": "udp", "count": 2, "rate": "6Mbps", "rtt": "100ms", "ecn": True})

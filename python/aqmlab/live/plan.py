@@ -22,10 +22,6 @@ if TYPE_CHECKING:
 # ECN, SACK and timestamps (per-namespace sysctls, so all TCP groups must agree).
 TCP_FIELDS = ("profile", "cc", "ecn", "sack", "timestamps")
 _NAMESPACE_WIDE = ("ecn", "sack", "timestamps")
-# A TCP setting of the simulator's model that the kernel has no per-flow knob for.
-_KERNEL_OWNED = ("prr", "limited_transmit", "keep_sack_on_rto", "growth", "reduce_from", "initial_cwnd", "rwnd",
-                 "min_rto", "initial_rto", "max_rto", "clock_granularity", "dupack_threshold", "ack_every",
-                 "delack_timeout", "hystart", "rack")
 _APPS = ("size", "think", "arrival_rate")
 _PV_QUEUES = ("pvpie", "ppv")
 MIN_MTU = 68            # IPv4's minimum MTU (RFC 791)
@@ -51,6 +47,19 @@ class LivePlan:
 
 def _kernel_cc(cc: str) -> str:
     return "reno" if cc == "newreno" else cc
+
+
+def kernel_owned() -> tuple[str, ...]:
+    """The TCP settings of the simulator's model that the kernel has no per-flow knob for:
+    every field a TCP group adds to a flow group, but those live honours and the applications'
+    (refused with their own reason). Derived from the scenario's schema, so that a setting
+    added to the model is refused here too rather than silently left to the kernel."""
+    from dataclasses import fields
+
+    from ..scenario import FlowGroup, TcpGroup
+
+    common = {f.name for f in fields(FlowGroup)} | set(TCP_FIELDS) | set(_APPS)
+    return tuple(f.name for f in fields(TcpGroup) if f.name not in common)
 
 
 def plan(raw: dict, scenario: Scenario | None = None) -> LivePlan:
@@ -86,7 +95,7 @@ def plan(raw: dict, scenario: Scenario | None = None) -> LivePlan:
         if rg["type"] == "udp":
             group_cc.append(None)
             continue
-        for key in _KERNEL_OWNED:
+        for key in kernel_owned():
             if key in g:
                 raise ScenarioError(f"{path}.{key}", "live flows run the kernel's own TCP, which has no per-flow "
                                     f"setting for this (live accepts: {', '.join(TCP_FIELDS)})")
