@@ -69,6 +69,14 @@ def scenario(**changes):
     ({"flows.0.prr_delivered": "rfc6937"}, "flows[0].prr_delivered"),
     ({"flows.0.prr_recover_fs": "flight"}, "flows[0].prr_recover_fs"),
     ({"flows.0.keep_high_rxt": False}, "flows[0].keep_high_rxt"),
+    # Once a traceback (a KeyError in the mapping) or a silent substitution:
+    ({"flows.0.cc": "prague", "flows.0.ecn": "accecn"}, "flows[0].cc"),
+    ({"flows.0.cc": "ledbat"}, "flows[0].cc"),
+    ({"flows.0.ecn": "accecn"}, "flows[0].ecn"),
+    ({"flows.0.ecn": "classic", "flows.0.ect": "ect1"}, "flows[0].ect"),
+    ({"flows.0.pacing": True}, "flows[0].pacing"),
+    ({"flows": [*BASE["flows"], {"type": "udp", "rate": "1Mbps", "rtt": "100ms", "ecn": True, "ect": "ect1"}]},
+     "flows[1].ect"),
 ])
 def test_unsupported_settings_are_refused_by_name(changes, field):
     with pytest.raises(ScenarioError) as e:

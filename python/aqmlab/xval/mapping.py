@@ -252,6 +252,8 @@ HYSTART_DELAY_MAX_NS = 16_000_000
 
 def _tcp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
     cc = t["cc"]
+    if cc not in _CC:
+        raise _refuse(f"{path}.cc", f"{cc!r} has no ns-3.44 counterpart in the mapping (mapped: {', '.join(_CC)})")
     _need(t["option_bytes"], "ns3", f"{path}.option_bytes", "ns-3 counts TCP options as TcpHeader does")
     _need(t["keep_sack_on_rto"], True, f"{path}.keep_sack_on_rto",
           "TcpSocketBase keeps SACKed data across a timeout (TcpTxBuffer::SetSentListLost)")
@@ -288,8 +290,13 @@ def _tcp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
     if t["hystart"] and cc != "cubic":
         raise _refuse(f"{path}.hystart", "only ns-3's TcpCubic runs HyStart")
     ecn = t["ecn"]
+    if ecn == "accecn":
+        raise _refuse(f"{path}.ecn", "ns-3.44's TcpSocketBase has no AccECN feedback (mapped: off, classic, dctcp)")
     if (ecn == "dctcp") != (cc == "dctcp"):
         raise _refuse(f"{path}.ecn", "ns-3 echoes CE exactly only in TcpDctcp, and TcpDctcp always does")
+    if ecn != "off":
+        _need(t["ect"], "ect0", f"{path}.ect", "ns-3.44's TcpSocketBase marks ECN-capable data ECT(0)")
+    _need(t["pacing"], False, f"{path}.pacing", "the ns-3 program leaves TcpSocketState's pacing off")
     for k, label in (("rcv_wnd_bytes", "rcv_wnd"), ("snd_buf_bytes", "snd_buf")):
         if t[k] is None:
             raise _refuse(f"{path}.{label}", "TcpSocket's buffers are finite: give a size")
@@ -312,6 +319,8 @@ def _tcp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 def _udp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
+    if t["ecn"]:
+        _need(t["ect"], "ect0", f"{path}.ect", "the ns-3 program's UDP source marks its datagrams ECT(0)")
     return {"tcp": False, "rate_bps": t["rate_bps"], "udp_ect": t["ecn"]}
 
 
