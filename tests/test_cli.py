@@ -65,6 +65,32 @@ def test_bad_scenario_is_a_clear_error(tmp_path):
     assert missing.returncode == 2 and "no scenario file" in missing.stderr
 
 
+@pytest.mark.parametrize("argv", [
+    ["fluid", "pie-base", "-o"], ["margins", "pie", "-o"], ["compare", "RUN", "-o"],
+    ["reproduce", "pie13-fig13", "--quick", "-o"],
+])
+def test_an_output_path_through_a_file_is_refused_before_any_work(argv, tmp_path):
+    # Once a FileExistsError after the work (the fluid model solved, the reproduction run).
+    blocker = tmp_path / "afile"
+    blocker.write_text("")
+    for out in (blocker, blocker / "below"):
+        result = aqmlab(*[str(tmp_path) if a == "RUN" else a for a in argv], out)
+        assert result.returncode == 2, result.stderr
+        assert "is a file: give a directory for the results" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("overrides, message", [
+    # Once a Rust allocation failure (a 100 GB delay history) that aborted the process:
+    (["--set", "bottleneck.rate=1bps"], "history steps"),
+    # Once a ValueError traceback: the flows all stop, the fluid model's flow count reaches 0.
+    (["--set", 'flows[0].stop="1s"'], "flows_schedule must be finite and > 0"),
+])
+def test_fluid_inputs_the_model_cannot_take_are_clear_errors(overrides, message):
+    result = aqmlab("fluid", "pie-base", "--set", "duration=5s", "--set", "warmup=0s", *overrides)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
 def test_validate_prints_resolved_toml(scenario_file):
     out = aqmlab("validate", scenario_file)
     assert out.returncode == 0

@@ -50,3 +50,19 @@ def test_throughput_delay_separates_an_aqm_from_droptail(run_dirs):
 def test_a_directory_without_a_run_is_a_clear_error(tmp_path):
     out = subprocess.run([sys.executable, "-m", "aqmlab.cli", "compare", str(tmp_path)], capture_output=True, text=True)
     assert out.returncode == 2 and "no summary.json" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("damage", ["summary", "sim_config", "trace"])
+def test_a_damaged_run_directory_is_a_clear_error(run_dirs, tmp_path, damage):
+    # Once a JSONDecodeError, KeyError or ArrowInvalid traceback.
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(run_dirs[0], run)
+    target = {"summary": run / "summary.json", "sim_config": run / "sim_config.json",
+              "trace": next((run / "traces").glob("*.parquet"))}[damage]
+    target.write_text("garbage" if damage != "summary" else "{}")
+    out = subprocess.run([sys.executable, "-m", "aqmlab.cli", "compare", str(run), "-o", str(tmp_path / "c")],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "is not a run as 'aqmlab run -o' writes it" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr

@@ -103,3 +103,10 @@ def test_capacity_change_through_the_api():
     assert q.loc[0.5] == 10_000_000 and q.loc[1.5] == 5_000_000 and q.loc[2.5] == 10_000_000
     # Saturated throughout: capacity integral 10 + 5 + 10 Mb over the 3 s.
     assert r.summary["utilization"] == pytest.approx(1.0, abs=0.01)
+
+
+@pytest.mark.parametrize("steps", [0, -1, 2.5, True, 10**7])
+def test_run_refuses_a_step_count_out_of_range(steps):
+    # 0 was a ZeroDivisionError; -1 ran in 1-ns chunks, a hang in effect.
+    with pytest.raises(ValueError, match=r"steps: expected an integer in \[1, 1000000\]"):
+        aqmlab.run(small_scenario(), steps=steps)

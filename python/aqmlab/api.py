@@ -18,6 +18,8 @@ from .scenario import Scenario
 # the 2-core machine of the README (14.5 M events per wall-second on 2026-11-28), so that the
 # estimate errs towards long on slower machines and heavier scenarios.
 EVENTS_PER_S = 5e6
+# Most chunks a run may be cut into (each returns to Python once: progress, Ctrl-C).
+MAX_STEPS = 1_000_000
 # A run estimated to take longer than this, or to record more traces than half the memory,
 # needs force=True (--force). Runs beyond the simulator's own limits (memory, trace rows,
 # flows per group: crates/sim/src/estimate.rs) are refused when the scenario is read.
@@ -117,6 +119,8 @@ def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool | No
     """
     from . import _core
 
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
+        raise ValueError(f"steps: expected an integer in [1, {MAX_STEPS}], got {steps!r}")
     scn = as_scenario(scenario)
     check_size(scn, force=force)
     sim = _core.Simulation(scn.sim_json())

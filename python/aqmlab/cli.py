@@ -92,7 +92,14 @@ def cmd_fluid(args) -> int:
 
     scn = _load(args)
     params = fluid_params(scn)
-    series = fluid_run(params)
+    try:
+        series = fluid_run(params)
+    except ScenarioError:
+        raise
+    except ValueError as e:
+        # The model's own input checks (a schedule that empties the network, a capacity so low
+        # that the delay history would not fit): the scenario is fine for the simulator only.
+        raise ScenarioError("fluid model", str(e)) from None
     summary = fluid_summary(series, scn.sim_config["warmup_ns"] * 1e-9)
     print(f"fluid model of {scn.name}: N = {params['n_flows']}, C = {params['capacity_bps'] / 1e6:g} Mb/s, "
           f"R0 = {params['rtt_s'] * 1e3:.1f} ms, {params['aqm']['type']}")
@@ -267,11 +274,29 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):  #
 _default_showwarning = warnings.showwarning
 
 
+def _check_output_dir(option: str, path: str | os.PathLike[str] | None) -> None:
+    """Refuses an output directory that cannot be made: a file at its place or on its way."""
+    if not path:
+        return
+    d = os.path.abspath(os.fspath(path))
+    while True:
+        if os.path.exists(d) and not os.path.isdir(d):
+            raise ScenarioError(option, f"{d} is a file: give a directory for the results")
+        parent = os.path.dirname(d)
+        if parent == d:
+            return
+        d = parent
+
+
 def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = _show_warning
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        # Every subcommand's output directory (-o) is checked before any work: an existing file
+        # in its place would otherwise surface after the runs, as a traceback.
+        for dest in ("output", "store"):
+            _check_output_dir(f"--{dest}", getattr(args, dest, None))
         return int(args.func(args))
     except ScenarioError as e:
         print(f"aqmlab: error: {e}", file=sys.stderr)

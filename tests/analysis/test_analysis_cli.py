@@ -41,7 +41,10 @@ def test_margins_pi2_and_pi(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["design", "pi", "--flows", "-3"], "expected a number > 0"),
+    (["design", "pi", "--flows", "-3"], "expected a number in [1e-09, 1e+12]"),
+    # Once an OverflowError or ZeroDivisionError in the plant's arithmetic:
+    (["design", "pi", "--rtt", "1e300"], "expected a number in [1e-09, 1e+12]"),
+    (["margins", "pie", "--rtt", "1e-300"], "expected a number in [1e-09, 1e+12]"),
     (["margins", "pie", "--p0", "1.5"], "expected a probability in (0, 1)"),
     (["design", "codel"], "invalid choice"),
 ])

@@ -104,3 +104,15 @@ def test_reproduce_live_lists_and_rejects_experiments_without_a_live_form(capsys
     assert capsys.readouterr().out.split() == ["pie13-fig10", "pie13-fig11"]
     assert main(["reproduce", "--live", "pie13-fig7"]) == 2
     assert "no live experiment matches pie13-fig7" in capsys.readouterr().err
+
+
+def test_unreadable_scenario_files_are_named(tmp_path):
+    # Once an IsADirectoryError or UnicodeDecodeError traceback: read as `aqmlab run` reads.
+    from aqmlab.live.entry import load_raw
+
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    for path, message in ((tmp_path, "is a directory"), (binary, "not a text file in UTF-8")):
+        with pytest.raises(ScenarioError) as e:
+            load_raw(path)
+        assert message in str(e.value)

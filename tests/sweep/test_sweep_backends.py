@@ -58,3 +58,16 @@ def test_ray_started_locally_with_two_cpus(sweep, reference, tmp_path):
     with RayBackend("local:2") as backend:
         assert ray.cluster_resources()["CPU"] == 2
         check_same(sweep, tmp_path, reference, backend)
+
+
+@pytest.mark.parametrize("module, name, option", [("distributed", "DaskBackend", "--dask"), ("ray", "RayBackend", "--ray")])
+def test_a_malformed_cluster_address_is_named(module, name, option):
+    # Once a ValueError traceback from the cluster library.
+    pytest.importorskip(module)
+    import aqmlab.sweep
+
+    from aqmlab.errors import ScenarioError
+
+    with pytest.raises(ScenarioError) as e:
+        getattr(aqmlab.sweep, name)("bogus")
+    assert e.value.path == option and "bogus" in str(e.value)

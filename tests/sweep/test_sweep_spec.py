@@ -129,6 +129,12 @@ def test_zipped_fields_are_checked_together():
                                                             "bottleneck.queue.max_th": [65, 150]}]))
 
 
+def test_an_empty_zip_table_is_named():
+    # Once an IndexError traceback when counting the runs.
+    with pytest.raises(ScenarioError, match=r"zip\[0\]: an empty \[\[zip\]\] table"):
+        Sweep.from_dict(sweep_dict(axes={}, zip=[{}]))
+
+
 def test_a_sweep_of_millions_of_runs_is_refused_before_it_is_expanded():
     # issue 16 item 6: 4 axes of 40 values x 10 replications = 25.6 M runs. Counting must not
     # expand (nor validate) the grid: the values here are valid, so only the count can refuse.

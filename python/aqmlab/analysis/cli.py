@@ -17,13 +17,21 @@ from . import response_cli
 from .autotune import AUTOTUNE_TABLES
 
 
+# Bounds on every positive quantity of the analysis commands (flows, seconds, packets or bits
+# per second, Hz, gains): wide enough for any network (a nanosecond to 10⁴ s, up to 10¹² b/s),
+# narrow enough that the plant's products and powers stay finite in floating point.
+POSITIVE_RANGE = (1e-9, 1e12)
+
+
 def _positive(text: str) -> float:
+    lo, hi = POSITIVE_RANGE
+    expected = f"expected a number in [{lo:g}, {hi:g}]"
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"{expected}, got {text!r}") from None
+    if not (math.isfinite(value) and lo <= value <= hi):
+        raise argparse.ArgumentTypeError(f"{expected}, got {text!r}")
     return value
 
 

@@ -46,6 +46,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+# Most delay-history entries (steps × configurations) an integration may hold: 8 bytes each
+# per state variable, so a few hundred MB at most.
+MAX_HISTORY = 50_000_000
+
 from ._checks import require_positive, require_range
 from .plant import AUTOTUNE_TABLES
 
@@ -200,11 +204,19 @@ def simulate(*, capacity: object, n_flows: object, tp: object, buffer: object, t
     require_range("record_every", record_every, dt, t_end)
     c_events = _schedule("capacity_schedule", capacity_schedule, size)
     c_min = np.minimum.reduce([c] + [v for _, v in c_events])
+    hist_len = int(np.max(np.ceil((tp_arr + b / c_min) / dt))) + 2
+    if hist_len * size > MAX_HISTORY:
+        # The delayed state reaches back one round trip, the longest of which is tp plus a full
+        # buffer drained at the lowest capacity: a tiny capacity makes that history huge.
+        worst = float(np.max(tp_arr + b / c_min))
+        raise ValueError(f"capacity: a round trip of up to {worst:.4g} s (tp + buffer / capacity) needs "
+                         f"{hist_len * size:.3g} history steps of dt = {dt:g} s (limit {MAX_HISTORY:.0e}): "
+                         "raise the capacity, lower the buffer or raise dt")
     batch = _Batch(
         c=c, n=_batch("n_flows", n_flows, size), tp=tp_arr, b=b, w_max=_batch("max_window", max_window, size),
         c_events=c_events, n_events=_schedule("flows_schedule", flows_schedule, size),
         ctl=_resolve_aqm(aqm, aqm_params or {}, size), dt=dt, n_steps=int(round(t_end / dt)),
-        rec_stride=int(round(record_every / dt)), hist_len=int(np.max(np.ceil((tp_arr + b / c_min) / dt))) + 2)
+        rec_stride=int(round(record_every / dt)), hist_len=hist_len)
     out = _integrate_numpy(batch) if reference else _integrate_compiled(batch)
     out["t"] = np.arange(batch.n_steps // batch.rec_stride + 1) * batch.rec_stride * dt
     return out

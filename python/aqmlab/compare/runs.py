@@ -28,10 +28,16 @@ class SavedRun:
         if not (path / "summary.json").is_file():
             raise ScenarioError("RUN_DIR", f"{path} holds no run (no summary.json): give directories written by "
                                            "'aqmlab run -o'")
-        summary = json.loads((path / "summary.json").read_text())
-        cfg = json.loads((path / "sim_config.json").read_text())
-        frames = {p.stem: pd.read_parquet(p) for p in sorted((path / "traces").glob("*.parquet"))}
-        return cls(label or summary["scenario"], summary, cfg["warmup_ns"] * 1e-9, frames)
+        try:
+            summary = json.loads((path / "summary.json").read_text())
+            cfg = json.loads((path / "sim_config.json").read_text())
+            frames = {p.stem: pd.read_parquet(p) for p in sorted((path / "traces").glob("*.parquet"))}
+            return cls(label or summary["scenario"], summary, cfg["warmup_ns"] * 1e-9, frames)
+        except (OSError, ValueError, TypeError, KeyError) as e:
+            # A missing, truncated or edited file (JSON and Parquet readers raise ValueError
+            # subclasses: JSONDecodeError, ArrowInvalid): the run directory is not as written.
+            raise ScenarioError("RUN_DIR", f"{path} is not a run as 'aqmlab run -o' writes it: "
+                                           f"{type(e).__name__}: {e}") from None
 
     def delay_cdf(self) -> tuple[np.ndarray, np.ndarray]:
         h = self.frames.get("delay_histogram")

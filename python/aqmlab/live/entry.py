@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import copy
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ScenarioError
-from ..scenario import BUILTIN_DIR, set_dotted
+from ..scenario import BUILTIN_DIR, read_toml, set_dotted
 from .driver import Options
 from .plan import plan
 
@@ -24,10 +23,8 @@ def load_raw(name_or_path: str | Path) -> dict:
         p = BUILTIN_DIR / f"{name_or_path}.toml"
         if not p.exists():
             raise ScenarioError("", f"no scenario file '{name_or_path}' and no built-in scenario of that name")
-    try:
-        return tomllib.loads(p.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError("", f"{p}: not valid TOML: {e}") from None
+    # The same reading as `aqmlab run`'s: a directory or a binary file is an error naming it.
+    return read_toml(p)
 
 
 def with_values(raw: dict, values: dict) -> dict:

@@ -101,7 +101,10 @@ class DaskBackend(Backend):
                 self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
             self._client = Client(self._cluster)
         else:
-            self._client = Client(address)
+            try:
+                self._client = Client(address)
+            except (ValueError, OSError) as e:  # a malformed address, or no scheduler there
+                raise ScenarioError("--dask", f"cannot connect to a Dask scheduler at {address!r}: {e}") from None
 
     def run(self, fn, items):
         from distributed import as_completed as dask_completed
@@ -140,7 +143,10 @@ class RayBackend(Backend):
             if n is not None:
                 ray.init(address="local", num_cpus=n, include_dashboard=False, log_to_driver=False)
             else:
-                ray.init(address=address or None, log_to_driver=False)
+                try:
+                    ray.init(address=address or None, log_to_driver=False)
+                except (ValueError, ConnectionError) as e:  # a malformed address, or no cluster there
+                    raise ScenarioError("--ray", f"cannot connect to a Ray cluster at {address!r}: {e}") from None
 
     def run(self, fn, items):
         import ray

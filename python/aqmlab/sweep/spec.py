@@ -178,6 +178,9 @@ class Sweep:
             raise ScenarioError("zip", "expected [[zip]] tables (fields that vary together)")
         for i, z in enumerate(zips):
             fields = _flatten_axes(z, f"zip[{i}]")
+            if not fields:
+                raise ScenarioError(f"zip[{i}]", "an empty [[zip]] table: give the fields that vary together, "
+                                                  "each with a list of values")
             lengths = {len(v) for v in fields.values()}
             if len(lengths) > 1:
                 raise ScenarioError(f"zip[{i}]", f"the zipped lists must have the same length, got "
