@@ -83,6 +83,7 @@ def plan(raw: dict, scenario: Scenario | None = None) -> LivePlan:
     shared: dict[str, tuple[str, object]] = {}
     first_tcp: tuple[str, int] | None = None
     n = 0
+    refused_tcp = kernel_owned()
     for i, (g, rg, sg) in enumerate(zip(raw["flows"], res["flows"], sim_groups)):
         path = f"flows[{i}]"
         n += rg["count"]
@@ -95,7 +96,7 @@ def plan(raw: dict, scenario: Scenario | None = None) -> LivePlan:
         if rg["type"] == "udp":
             group_cc.append(None)
             continue
-        for key in kernel_owned():
+        for key in refused_tcp:
             if key in g:
                 raise ScenarioError(f"{path}.{key}", "live flows run the kernel's own TCP, which has no per-flow "
                                     f"setting for this (live accepts: {', '.join(TCP_FIELDS)})")
