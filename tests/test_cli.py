@@ -91,6 +91,15 @@ def test_fluid_inputs_the_model_cannot_take_are_clear_errors(overrides, message)
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("flag", ["--csv", "--no-plots", "--no-report"])
+def test_output_options_without_an_output_directory_are_refused_before_the_run(flag):
+    # Once accepted and ignored: without -o nothing is written, so there was nothing to change.
+    result = aqmlab("run", "pie-base", flag)
+    assert result.returncode == 2, result.stderr
+    assert f"aqmlab: error: {flag}: applies only with -o" in result.stderr
+    assert result.stdout == ""  # no run
+
+
 def test_validate_prints_resolved_toml(scenario_file):
     out = aqmlab("validate", scenario_file)
     assert out.returncode == 0

@@ -123,7 +123,7 @@ def test_a_file_that_is_not_utf8_is_named(tmp_path):
 def test_run_pie_base_after_writing_results_to_a_folder_named_pie_base(tmp_path):
     first = aqmlab_cli("run", "pie-base", "-o", "pie-base", "-q", "--no-plots", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    second = aqmlab_cli("run", "pie-base", "-q", "--no-plots", cwd=tmp_path)
+    second = aqmlab_cli("run", "pie-base", "-q", cwd=tmp_path)
     assert second.returncode == 0 and "Traceback" not in second.stderr
     # The directory cannot be a scenario file, so the built-in is meant: said so, with the way
     # to re-run the saved scenario instead.

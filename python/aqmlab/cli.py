@@ -48,9 +48,13 @@ def _load(args):
 
 
 def cmd_run(args) -> int:
+    from ._options import refuse_given
     from .api import check_size, run
     from .result import prepare_output
 
+    if not args.output:
+        refuse_given(args, ["--csv", "--no-plots", "--no-report"], "applies only with -o OUTDIR (without it "
+                                                                    "nothing is written)")
     scn = _load(args)
     check_size(scn, force=args.force)
     if args.output:
@@ -197,10 +201,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Ctrl-C stops the run cleanly and keeps what was simulated (exit code 130).")
     scenario_args(r)
     r.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the results")
-    r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    r.add_argument("--no-report", action="store_true", help="skip report.html (the page of summary, plots, flows "
-                                                            "and scenario)")
-    r.add_argument("--csv", action="store_true", help="write the traces as CSV (csv/) as well as Parquet")
+    r.add_argument("--no-plots", action="store_true", help="with -o: skip the PNG plots")
+    r.add_argument("--no-report", action="store_true", help="with -o: skip report.html (the page of summary, "
+                                                            "plots, flows and scenario)")
+    r.add_argument("--csv", action="store_true", help="with -o: write the traces as CSV (csv/) as well as Parquet")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     r.add_argument("--force", action="store_true",
                    help="run even if the run is estimated to take hours, and write into a non-empty OUTDIR "
