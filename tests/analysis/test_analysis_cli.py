@@ -62,3 +62,33 @@ def test_bad_arguments_are_reported(argv, message, capsys):
 def test_bad_value_combinations_exit_2(argv, message, capsys):
     assert run(argv) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    # Each was accepted and changed nothing (the default values count too: given is given).
+    (["design", "pi", "--red-k", "0.005"], "--red-k: applies only to red, not to pi"),
+    (["design", "pi", "--w-q", "1e-5"], "--w-q: applies only to red, not to pi"),
+    (["design", "p", "--fs", "100"], "--fs: applies only to pi, not to p"),
+    (["design", "red", "--fs", "160"], "--fs: applies only to pi, not to red"),
+    (["design", "red", "--omega-g", "1.5"], "--omega-g: applies only to pi and p, not to red"),
+    (["design", "red", "--red-k", "0.005", "--w-q", "1.33e-6"], "--w-q: applies only without --red-k"),
+    (["design", "pi", "--packet-bytes", "500"], "--packet-bytes: applies only with --capacity-bps"),
+    (["margins", "pie", "--flows", "10"], "--flows: applies only to pi, not to pie"),
+    (["margins", "pi2", "--capacity", "3750"], "--capacity: applies only to pi, not to pi2"),
+    (["margins", "pi", "--alpha", "0.1"], "--alpha: applies only to pie, pi2 and dualpi2, not to pi"),
+    (["margins", "pi", "--p0", "0.01"], "--p0: applies only to pie, pi2 and dualpi2, not to pi"),
+    (["margins", "pi2", "--autotune", "hpsr"], "--autotune: applies only to pie, not to pi2"),
+    (["margins", "dualpi2", "--claims"], "--claims: applies only to pie, not to dualpi2"),
+    (["margins", "pie", "--coupling", "2"], "--coupling: applies only to dualpi2, not to pie"),
+    (["margins", "pi", "--fs", "160"], "--fs: applies only with --a and --b"),
+    (["margins", "pi", "--z", "0.5"], "--z: applies only with --k-pi"),
+    (["margins", "pi", "--a", "1.822e-5", "--b", "1.816e-5", "--k-pi", "1e-5"], "--k-pi: applies only without --a"),
+    (["response", "--profile", "ns2-sack"], "--profile: applies only with --simulate"),
+    (["response", "--duration", "100"], "--duration: applies only with --simulate"),
+    (["response", "--simulate", "periodic", "--rto", "0.3"], "--rto: applies only without --simulate"),
+    (["response", "--simulate", "periodic", "--b", "2"], "--b: applies only without --simulate"),
+])
+def test_options_that_would_change_nothing_are_refused_before_any_work(argv, message, capsys):
+    assert run(argv) == 2
+    out = capsys.readouterr()
+    assert message in out.err and out.out == ""

@@ -22,6 +22,12 @@ from .autotune import AUTOTUNE_TABLES
 # narrow enough that the plant's products and powers stay finite in floating point.
 POSITIVE_RANGE = (1e-9, 1e12)
 
+# The defaults of the options that only some controllers (or some other option) read: registered
+# as None and filled in by the commands once checked (see aqmlab._options).
+DESIGN_DEFAULTS = {"fs": 160.0, "w_q": 1.33e-6, "packet_bytes": 500.0}
+MARGINS_DEFAULTS = {"p0": [1e-4, 1e-3, 1e-2, 0.05, 0.1, 0.2], "autotune": "hpsr", "flows": 60.0,
+                    "capacity": 3750.0, "fs": 160.0, "coupling": 2.0}
+
 
 def _positive(text: str) -> float:
     lo, hi = POSITIVE_RANGE
@@ -48,8 +54,9 @@ def _network_args(p: argparse.ArgumentParser, flows: float, rtt: float, capacity
     p.add_argument("--capacity", type=_positive, default=None,
                    help=f"C in packets/s (default {capacity:g}, or from --capacity-bps)")
     p.add_argument("--capacity-bps", type=_positive, default=None, help="C in bit/s")
-    p.add_argument("--packet-bytes", type=_positive, default=500.0,
-                   help="packet size for --capacity-bps (default 500, as INFOCOM 2001)")
+    p.add_argument("--packet-bytes", type=_positive, default=None,
+                   help=f"packet size for --capacity-bps (default {DESIGN_DEFAULTS['packet_bytes']:g}, as "
+                        "INFOCOM 2001)")
     p.set_defaults(default_capacity=capacity)
 
 
@@ -86,12 +93,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                           "(defaults: INFOCOM 2001 Examples 1 and 2).")
     d.add_argument("controller", choices=("pi", "p", "red"))
     _network_args(d, 60, 0.2467, 3750)
-    d.add_argument("--fs", type=_positive, default=160.0, help="PI sampling frequency, Hz (default 160)")
+    d.add_argument("--fs", type=_positive, default=None,
+                   help=f"pi: sampling frequency, Hz (default {DESIGN_DEFAULTS['fs']:g})")
     d.add_argument("--omega-g", type=_positive, default=None,
-                   help="override the design crossover, rad/s")
-    d.add_argument("--red-k", type=_positive, default=None, help="RED filter pole K, rad/s")
-    d.add_argument("--w-q", type=_probability, default=1.33e-6,
-                   help="RED EWMA weight per packet when --red-k is absent (default 1.33e-6)")
+                   help="pi, p: override the design crossover, rad/s")
+    d.add_argument("--red-k", type=_positive, default=None, help="red: filter pole K, rad/s")
+    d.add_argument("--w-q", type=_probability, default=None,
+                   help=f"red: EWMA weight per packet, giving K when --red-k is absent "
+                        f"(default {DESIGN_DEFAULTS['w_q']:g})")
     d.set_defaults(func=_deferred("design"))
 
     m = subparsers.add_parser("margins", help="stability margins, tables and Bode/margin-map PNGs",
@@ -100,22 +109,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="dualpi2: PI² on classic traffic and k·p′ on scalable traffic (its L queue)")
     m.add_argument("--rtt", type=_positive, nargs="+", default=None,
                    help="R0 values, s (default 0.1; pi: 0.2467)")
-    m.add_argument("--p0", type=_probability, nargs="+", default=[1e-4, 1e-3, 1e-2, 0.05, 0.1, 0.2],
-                   help="operating drop probabilities (pie, pi2)")
-    m.add_argument("--alpha", type=_positive, default=None, help="Hz (pie 0.125, pi2 0.16)")
-    m.add_argument("--beta", type=_positive, default=None, help="Hz (pie 1.25, pi2 3.2)")
-    m.add_argument("--t-update", type=_positive, default=None, help="s (pie 0.03, pi2 0.016)")
-    m.add_argument("--autotune", choices=sorted(AUTOTUNE_TABLES), default="hpsr",
-                   help="PIE auto-tune table at p0 (default hpsr)")
+    m.add_argument("--p0", type=_probability, nargs="+", default=None,
+                   help="pie, pi2, dualpi2: operating drop probabilities (default "
+                        f"{' '.join(f'{p:g}' for p in MARGINS_DEFAULTS['p0'])})")
+    m.add_argument("--alpha", type=_positive, default=None, help="Hz (pie 0.125, pi2 and dualpi2 0.16)")
+    m.add_argument("--beta", type=_positive, default=None, help="Hz (pie 1.25, pi2 and dualpi2 3.2)")
+    m.add_argument("--t-update", type=_positive, default=None, help="s (pie 0.03, pi2 and dualpi2 0.016)")
+    m.add_argument("--autotune", choices=sorted(AUTOTUNE_TABLES), default=None,
+                   help=f"pie: auto-tune table at p0 (default {MARGINS_DEFAULTS['autotune']})")
     m.add_argument("--claims", action="store_true", help="pie: print the HPSR 2013 claims check")
-    m.add_argument("--flows", type=_positive, default=60.0, help="pi: N (default 60)")
-    m.add_argument("--capacity", type=_positive, default=3750.0, help="pi: C, packets/s")
+    m.add_argument("--flows", type=_positive, default=None, help=f"pi: N (default {MARGINS_DEFAULTS['flows']:g})")
+    m.add_argument("--capacity", type=_positive, default=None,
+                   help=f"pi: C, packets/s (default {MARGINS_DEFAULTS['capacity']:g})")
     m.add_argument("--k-pi", type=_positive, default=None, help="pi: K_PI (default Prop. 2 design)")
-    m.add_argument("--z", type=_positive, default=None, help="pi: zero, rad/s")
-    m.add_argument("--a", type=_positive, default=None, help="pi: digital a (with --b, --fs)")
+    m.add_argument("--z", type=_positive, default=None,
+                   help="pi, with --k-pi: zero, rad/s (default the plant's pole p_tcp)")
+    m.add_argument("--a", type=_positive, default=None, help="pi: digital a (with --b, --fs), instead of --k-pi")
     m.add_argument("--b", type=_positive, default=None, help="pi: digital b")
-    m.add_argument("--fs", type=_positive, default=160.0, help="pi: sampling frequency, Hz")
-    m.add_argument("--coupling", type=_positive, default=2.0, help="dualpi2: coupling factor k (default 2)")
+    m.add_argument("--fs", type=_positive, default=None,
+                   help=f"pi, with --a and --b: their sampling frequency, Hz (default {MARGINS_DEFAULTS['fs']:g})")
+    m.add_argument("--coupling", type=_positive, default=None,
+                   help=f"dualpi2: coupling factor k (default {MARGINS_DEFAULTS['coupling']:g})")
     m.add_argument("-o", "--output", type=Path, default=None, help="directory for PNG figures")
     m.set_defaults(func=_deferred("margins"))
 

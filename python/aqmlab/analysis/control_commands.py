@@ -7,6 +7,8 @@ import argparse
 
 import numpy as np
 
+from .._options import fill_defaults, refuse_given
+from .cli import DESIGN_DEFAULTS, MARGINS_DEFAULTS
 from .design import (
     design_p,
     design_pi,
@@ -30,6 +32,23 @@ from .plant import ScalablePlant, TcpPlant, dualpi2_l_controller, pi2_controller
 from .plots import bode_png, curves_png, map_png
 
 
+# The controllers that read each option of `design` and `margins` that not all of them read.
+_DESIGN_READERS = {"--fs": ("pi",), "--omega-g": ("pi", "p"), "--red-k": ("red",), "--w-q": ("red",)}
+_MARGINS_READERS = {
+    **dict.fromkeys(("--p0", "--alpha", "--beta", "--t-update"), ("pie", "pi2", "dualpi2")),
+    **dict.fromkeys(("--autotune", "--claims"), ("pie",)),
+    **dict.fromkeys(("--flows", "--capacity", "--k-pi", "--z", "--a", "--b", "--fs"), ("pi",)),
+    "--coupling": ("dualpi2",),
+}
+
+
+def _refuse_other_controllers(args: argparse.Namespace, readers: dict[str, tuple[str, ...]]) -> None:
+    for option, controllers in readers.items():
+        if args.controller not in controllers:
+            names = controllers[0] if len(controllers) == 1 else f"{', '.join(controllers[:-1])} and {controllers[-1]}"
+            refuse_given(args, [option], f"applies only to {names}, not to {args.controller}")
+
+
 def _capacity(args: argparse.Namespace) -> float:
     if args.capacity is not None and args.capacity_bps is not None:
         raise ValueError("give --capacity (packets/s) or --capacity-bps, not both")
@@ -38,8 +57,13 @@ def _capacity(args: argparse.Namespace) -> float:
     return args.capacity if args.capacity is not None else args.default_capacity
 
 
-
 def design(args: argparse.Namespace) -> int:
+    _refuse_other_controllers(args, _DESIGN_READERS)
+    if args.red_k is not None:
+        refuse_given(args, ["--w-q"], "applies only without --red-k (it gives K, which --red-k sets directly)")
+    if args.capacity_bps is None:
+        refuse_given(args, ["--packet-bytes"], "applies only with --capacity-bps (it converts bit/s to packets/s)")
+    fill_defaults(args, DESIGN_DEFAULTS)
     c = _capacity(args)
     if args.controller == "pi":
         des = design_pi(args.flows, args.rtt, c, args.omega_g)
@@ -59,6 +83,16 @@ def design(args: argparse.Namespace) -> int:
 
 
 def margins(args: argparse.Namespace) -> int:
+    _refuse_other_controllers(args, _MARGINS_READERS)
+    if args.controller == "pi":
+        # One source of the PI gains: the digital a and b (at --fs), else K_PI (with z), else the design.
+        if args.a is not None or args.b is not None:
+            refuse_given(args, ["--k-pi", "--z"], "applies only without --a and --b (they give the gains)")
+        else:
+            refuse_given(args, ["--fs"], "applies only with --a and --b (the rate they are sampled at)")
+            if args.k_pi is None:
+                refuse_given(args, ["--z"], "applies only with --k-pi (the design sets both otherwise)")
+    fill_defaults(args, MARGINS_DEFAULTS)
     if args.output is not None:
         args.output.mkdir(parents=True, exist_ok=True)
     if args.controller == "pi":

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _LOSS = ("periodic", "bernoulli", "marks")
+# Defaults of the options that apply only with (or only without) --simulate (see aqmlab._options).
+_SIMULATE_DEFAULTS = {"profile": "ns2-sack", "duration": 300.0}
+_FORMULA_DEFAULTS = {"b": 1.0}
 
 
 def register(subparsers: argparse._SubParsersAction, positive, probability, reporting_errors) -> None:
@@ -29,19 +32,22 @@ def register(subparsers: argparse._SubParsersAction, positive, probability, repo
                    help="loss (or mark) rates (default 0.001 0.003 0.01 0.03)")
     r.add_argument("--rtt", type=positive, default=0.1, help="round trip, s (default 0.1)")
     r.add_argument("--rto", type=positive, default=None,
-                   help="retransmission timeout for PFTK, s (with --simulate: the measured one)")
-    r.add_argument("--b", type=positive, default=1.0,
+                   help="retransmission timeout for PFTK, s (not with --simulate, which measures it)")
+    r.add_argument("--b", type=positive, default=None,
                    help="segments per ACK that grow the window: 2 for delayed ACKs without byte "
-                        "counting (default 1; with --simulate: from the profile)")
+                        f"counting (default {_FORMULA_DEFAULTS['b']:g}; not with --simulate, where the "
+                        "profile sets it)")
     r.add_argument("--simulate", choices=_LOSS, default=None,
                    help="also run one flow per p: every ceil(1/p)-th packet dropped (periodic), "
                         "each dropped with probability p (bernoulli), or every ceil(1/p)-th "
                         "CE-marked with ECN on (marks)")
-    r.add_argument("--profile", default="ns2-sack",
-                   help="TCP profile of the simulated flow (default ns2-sack); the reference "
-                        "formula follows it: CUBIC's for linux, b = 2 for ns3")
-    r.add_argument("--duration", type=positive, default=300.0,
-                   help="simulated seconds per run, the first fifth is warm-up (default 300)")
+    r.add_argument("--profile", default=None,
+                   help=f"with --simulate: TCP profile of the simulated flow (default "
+                        f"{_SIMULATE_DEFAULTS['profile']}); the reference formula follows it: CUBIC's for "
+                        "linux, b = 2 for ns3")
+    r.add_argument("--duration", type=positive, default=None,
+                   help="with --simulate: simulated seconds per run, the first fifth is warm-up "
+                        f"(default {_SIMULATE_DEFAULTS['duration']:g})")
     r.set_defaults(func=reporting_errors(_response))
 
 
@@ -49,12 +55,18 @@ def _response(args: argparse.Namespace) -> int:
     # Here, not at the top: registering the command must not import pandas (issue 22).
     import pandas as pd
 
+    from .._options import fill_defaults, refuse_given
     from .response import response_table
 
     if args.simulate is None:
+        refuse_given(args, ["--profile", "--duration"], "applies only with --simulate (it sets up the simulated flow)")
+        fill_defaults(args, _FORMULA_DEFAULTS)
         table = response_table(args.p, args.rtt, args.rto, args.b)
         print(f"packets/s at RTT {args.rtt:g} s, b = {args.b:g} segments per ACK")
         return _print(table)
+    refuse_given(args, ["--rto", "--b"], "applies only without --simulate (the simulated flow's profile sets b, "
+                                         "and its RTO is measured)")
+    fill_defaults(args, _SIMULATE_DEFAULTS)
     tcp = _profile(args.profile)
     cubic = tcp["cc"] == "cubic"
     b = float(tcp["ack_every"]) if tcp["growth"] == "per_ack" else 1.0
