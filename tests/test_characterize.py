@@ -4,6 +4,7 @@ Chromium, and the command's errors."""
 import json
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -80,3 +81,38 @@ def test_errors_are_named(tmp_path, capsys):
     good.write_text('type = "pie"\n')
     assert main(["characterize", str(good), "--threshold", "latency=abc"]) == 2
     assert "--threshold latency: expected a number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--workers", "2", "--dask", "local:2"], ["--workers", "2", "--ray"]])
+def test_workers_with_a_cluster_is_refused(tmp_path, capsys, argv):
+    # Once accepted: the cluster ran the experiments and --workers was ignored.
+    aqm = tmp_path / "pie.toml"
+    aqm.write_text('type = "pie"\n')
+    with pytest.raises(SystemExit) as e:
+        main(["characterize", str(aqm), *argv])
+    assert e.value.code == 2
+    assert f"argument {argv[2]}: not allowed with argument --workers" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("item, accepted", [
+    ("latency=-1", "a number in [0, inf) (ms)"), ("latency=inf", "a number in [0, inf) (ms)"),
+    ("latency=nan", "a number in [0, inf) (ms)"),
+    # A fraction given as a percentage would fail every discipline.
+    ("goodput=90", "a number in [0, 1]"), ("bidirectional=-0.5", "a number in [0, 2] (x C)"),
+])
+def test_thresholds_out_of_range_are_refused(tmp_path, capsys, item, accepted):
+    aqm = tmp_path / "pie.toml"
+    aqm.write_text('type = "pie"\n')
+    assert main(["characterize", str(aqm), "--threshold", item, "-o", str(tmp_path / "o")]) == 2
+    key, _, value = item.partition("=")
+    assert f"--threshold {key}: expected {accepted}, got {value!r}" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_cluster_package_that_is_missing_is_named(tmp_path, capsys, monkeypatch):
+    # Once a ModuleNotFoundError traceback (sweep named the extra to install; characterize did not).
+    monkeypatch.setitem(sys.modules, "dask", None)
+    aqm = tmp_path / "pie.toml"
+    aqm.write_text('type = "pie"\n')
+    assert main(["characterize", str(aqm), "--quick", "--dask", "local:1", "-o", str(tmp_path / "o")]) == 2
+    assert "--dask: dask is not installed (pip install 'aqmlab[sweep-dask]')" in capsys.readouterr().err

@@ -25,10 +25,13 @@ def register(sub: Any) -> None:
     c.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the report (default: characterize-NAME)")
     c.add_argument("--quick", action="store_true", help="short runs and 2 seeds (a smoke test, minutes)")
     c.add_argument("--only", action="append", metavar="EXPERIMENT", help="run only this experiment (repeatable)")
-    c.add_argument("--threshold", action="append", metavar="KEY=VALUE", help="override a criterion's threshold")
-    c.add_argument("--workers", type=int, help="local worker processes (default: one per CPU)")
-    c.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (an address, or local[:N])")
-    c.add_argument("--ray", metavar="ADDRESS", nargs="?", const="", help="run on a Ray cluster")
+    c.add_argument("--threshold", action="append", metavar="KEY=VALUE",
+                   help="override a criterion's threshold (fractions in [0, 1], delays and times >= 0)")
+    # One place to run: local workers, or a cluster (whose workers are its own).
+    where = c.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, help="local worker processes (default: one per CPU)")
+    where.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (an address, or local[:N])")
+    where.add_argument("--ray", metavar="ADDRESS", nargs="?", const="", help="run on a Ray cluster")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     c.set_defaults(func=cmd_characterize)
 
@@ -78,7 +81,7 @@ def with_baselines(name: str, queue: dict[str, Any], against: list[str]) -> tupl
 
 
 def cmd_characterize(args: Any) -> int:
-    from ..sweep.backends import make_backend
+    from ..sweep.cli import backend_from_args
     from . import experiments
     from .report import override, write
     from .runner import characterize
@@ -101,7 +104,7 @@ def cmd_characterize(args: Any) -> int:
         except ScenarioError as e:
             if job.aqm == name:
                 raise ScenarioError(f"{job.experiment} ({job.variant}): {e.path}", e.reason) from None
-    with make_backend(workers=args.workers, dask=args.dask, ray=args.ray) as backend:
+    with backend_from_args(args) as backend:
         c = characterize(aqms, scale, backend=backend, only=args.only, progress=False if args.quiet else None)
     out = Path(args.output or f"characterize-{name}")
     page = write(c, out, criteria, f"AQM characterization: {name}", experiments.NOT_RUN, repeats)

@@ -71,9 +71,15 @@ CRITERIA = [
 ]
 
 
+# The largest threshold each unit allows: fractions (utilization, shares, Jain's index, loss)
+# reach 1, the goodput of both directions together 2 x C; delays and times are unbounded.
+_THRESHOLD_MAX = {"": 1.0, "x C": 2.0}
+
+
 def override(thresholds: list[str] | None) -> list[Criterion]:
-    """The criteria with ``KEY=VALUE`` thresholds replaced; an unknown key is an error naming
-    the accepted ones."""
+    """The criteria with ``KEY=VALUE`` thresholds replaced; an unknown key, or a value its
+    metric cannot take (negative, not finite, a fraction above 1), is an error naming the
+    accepted ones."""
     from dataclasses import replace
 
     from ..errors import ScenarioError
@@ -83,10 +89,18 @@ def override(thresholds: list[str] | None) -> list[Criterion]:
         key, sep, value = item.partition("=")
         if not sep or key not in by_key:
             raise ScenarioError("--threshold", f"expected KEY=VALUE with KEY one of {', '.join(by_key)}, got {item!r}")
+        unit = by_key[key].unit
+        hi = _THRESHOLD_MAX.get(unit, math.inf)
+        accepted = f"a number in [0, {hi:g}]" if math.isfinite(hi) else "a number in [0, inf)"
+        if unit:
+            accepted += f" ({unit})"
         try:
-            by_key[key] = replace(by_key[key], threshold=float(value))
+            number = float(value)
         except ValueError:
-            raise ScenarioError(f"--threshold {key}", f"expected a number, got {value!r}") from None
+            raise ScenarioError(f"--threshold {key}", f"expected {accepted}, got {value!r}") from None
+        if not (math.isfinite(number) and 0 <= number <= hi):
+            raise ScenarioError(f"--threshold {key}", f"expected {accepted}, got {value!r}")
+        by_key[key] = replace(by_key[key], threshold=number)
     return list(by_key.values())
 
 

@@ -122,7 +122,7 @@ def _sweep(args) -> int:
         df = store.collect()
         print(f"collected {len(df)} finished runs into {store.summary_path}")
     else:
-        with _backend(args) as backend:
+        with backend_from_args(args) as backend:
             report = run_sweep(sweep, store.root, backend=backend, traces=args.traces,
                                progress=False if args.quiet else None)
         print(report.text())
@@ -140,7 +140,9 @@ def _sweep(args) -> int:
     return status
 
 
-def _backend(args):
+def backend_from_args(args):
+    """The backend --workers, --dask or --ray name (also `aqmlab characterize`'s), with a missing
+    package or an unreachable cluster as an input error naming the option."""
     from .backends import make_backend
 
     option = "--dask" if args.dask is not None else "--ray" if args.ray is not None else "--workers"
