@@ -284,6 +284,23 @@ def test_cli_list(capsys):
         assert e.id in out
 
 
+def test_cli_list_takes_the_ids_and_refuses_unknown_ones(capsys):
+    # Once ignored: --list with any id, known or not, listed the whole catalog.
+    p = _parser()
+    args = p.parse_args(["reproduce", "--list", "pie13-fig1*"])
+    assert args.func(args) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert listed == [e.id for e in catalog.select(["pie13-fig1*"])] and listed
+    args = p.parse_args(["reproduce", "--list", "pie13-fig99"])
+    assert args.func(args) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "no experiment matches 'pie13-fig99'; see `aqmlab reproduce --list`" in out.err
+    # And ids beside --all, which ran everything whatever the ids.
+    args = p.parse_args(["reproduce", "--all", "pie13-fig6", "--quick"])
+    assert args.func(args) == 2
+    assert "give experiment ids or --all, not both" in capsys.readouterr().err
+
+
 def test_cli_runs_one_experiment_and_writes_the_report(tmp_path, capsys):
     args = _parser().parse_args(["reproduce", "pie13-fig6", "--quick", "-o", str(tmp_path)])
     assert args.func(args) == 0

@@ -104,6 +104,11 @@ def test_reproduce_live_lists_and_rejects_experiments_without_a_live_form(capsys
     assert capsys.readouterr().out.split() == ["pie13-fig10", "pie13-fig11"]
     assert main(["reproduce", "--live", "pie13-fig7"]) == 2
     assert "no live experiment matches pie13-fig7" in capsys.readouterr().err
+    # --list with ids lists those (an unknown one was ignored: the whole list came out).
+    assert main(["reproduce", "--live", "--list", "pie13-fig11"]) == 0
+    assert capsys.readouterr().out.split() == ["pie13-fig11"]
+    assert main(["reproduce", "--live", "--list", "pie13-fig7"]) == 2
+    assert "no live experiment matches pie13-fig7" in capsys.readouterr().err
 
 
 def test_unreadable_scenario_files_are_named(tmp_path):

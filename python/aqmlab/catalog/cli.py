@@ -16,22 +16,25 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from . import registry, report
     from .runner import run_experiments
 
+    if args.all and args.ids:
+        print("aqmlab reproduce: give experiment ids or --all, not both", file=sys.stderr)
+        return 2
     if args.live:
         from ..live.reproduce import cmd_reproduce_live
 
         return cmd_reproduce_live(args)
-    if args.list:
-        for e in registry.experiments():
-            print(f"{e.id:<30} {e.figure:<34} {e.title}")
-        return 0
-    if not args.all and not args.ids:
+    if not args.all and not args.ids and not args.list:
         print("aqmlab reproduce: name experiments (see --list), or give --all", file=sys.stderr)
         return 2
     try:
-        exps = registry.experiments() if args.all else registry.select(args.ids)
+        exps = registry.select(args.ids) if args.ids else registry.experiments()
     except KeyError as e:
         print(f"aqmlab reproduce: {e.args[0]}", file=sys.stderr)
         return 2
+    if args.list:
+        for e in exps:
+            print(f"{e.id:<30} {e.figure:<34} {e.title}")
+        return 0
     mode = "quick" if args.quick else "full-length"
     print(f"reproducing {len(exps)} experiments ({mode}, {args.seeds or 'default'} seeds, {args.jobs} runs at a time) "
           f"into {args.output}/")
@@ -68,7 +71,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("ids", nargs="*", metavar="ID",
                    help="experiment ids, id prefixes (e.g. 'pie13-') or shell globs (e.g. 'pie13-fig1*')")
-    p.add_argument("--list", action="store_true", help="list the experiments (id, paper figure, title) and exit")
+    p.add_argument("--list", action="store_true",
+                   help="list the experiments (id, paper figure, title), or those the IDs given match, and exit")
     p.add_argument("--all", action="store_true", help="run every experiment of the catalog")
     p.add_argument("--quick", action="store_true",
                    help="shortened runs (what the test suite uses, with 2 null-control seeds instead of 5); "

@@ -96,10 +96,10 @@ def _reproduce_live(args) -> int:
     from .cli import DEFAULT_RT_PRIORITY
     from .system import require_privileges
 
-    if args.list:
-        print("\n".join(LIVE_EXPERIMENTS))
-        return 0
     ids = _select(args.ids, args.all)
+    if args.list:
+        print("\n".join(ids))
+        return 0
     require_privileges()
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
