@@ -4,6 +4,7 @@
 import statistics
 import subprocess
 import sys
+import tomllib
 
 import pytest
 from scipy.optimize import brentq
@@ -12,6 +13,8 @@ import aqmlab
 from aqmlab.analysis.fluid import fluid_run
 from aqmlab.analysis.from_scenario import fluid_params, fluid_summary
 from aqmlab.errors import ScenarioError
+from aqmlab.scenario import BUILTIN_DIR
+from aqmlab.topology import long_route, parking_lot
 
 C_PKTS = 1250.0  # 10 Mb/s of 1000 B packets
 
@@ -65,6 +68,59 @@ def test_scenarios_the_fluid_model_cannot_express_are_errors():
     codel = aqmlab.Scenario.load("pie-base").with_values({"bottleneck.queue": {"type": "codel"}})
     with pytest.raises(ScenarioError, match="bottleneck.queue.type: 'codel' has no fluid counterpart"):
         fluid_params(codel)
+
+
+@pytest.mark.parametrize("values, field", [
+    # Each was dropped without a word: the fluid model ran the scenario as if it were not there.
+    ({"bottleneck.impairment": {"loss": {"bernoulli": 0.01}}}, "bottleneck.impairment.loss"),
+    ({"bottleneck.impairment": {"outages": [["10s", "11s"]]}}, "bottleneck.impairment.outages"),
+    ({"bottleneck.target_schedule": [{"at": "50s", "target": "10ms"}]}, "bottleneck.target_schedule"),
+    ({"bottleneck.overhead": "38B"}, "bottleneck.overhead"),
+    ({"bottleneck.device_queue": 10}, "bottleneck.device_queue"),
+    ({"access.rate": "100Mbps"}, "access.rate"),
+    ({"flows[0].cc": "cubic"}, "flows[0].cc"),
+    ({"flows[0].ecn": "accecn"}, "flows[0].ecn"),
+    ({"flows[0].ecn": "classic", "flows[0].ect": "ect1"}, "flows[0].ect"),
+    ({"flows[0].ack_every": 2}, "flows[0].ack_every"),
+    ({"flows[0].rcv_wnd": "64KiB"}, "flows[0].rcv_wnd"),
+    ({"flows[0].snd_buf": "64KiB"}, "flows[0].snd_buf"),
+])
+def test_features_the_fluid_model_does_not_model_are_refused(values, field):
+    scn = aqmlab.Scenario.load("pie-base").with_values(values)
+    with pytest.raises(ScenarioError) as e:
+        fluid_params(scn)
+    assert e.value.path == field and e.value.reason.startswith("the fluid model does not model ")
+
+
+def test_a_profiles_delayed_acks_are_refused_by_the_fluid_model():
+    # ns-3's TCP acknowledges every second segment and grows per ACK (scenario-reference.md).
+    d = tomllib.loads((BUILTIN_DIR / "pie-base.toml").read_text())
+    d["flows"][0]["profile"] = "ns3"
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.ack_every: the fluid model does not model delayed ACKs"):
+        fluid_params(aqmlab.Scenario.from_dict(d))
+
+
+def test_a_network_of_links_is_refused_by_the_fluid_model():
+    d = {"name": "lot", "duration": "20s", **parking_lot(2, rate="10Mbps", delay="5ms", queue={"type": "pie"}),
+         "flows": [{"type": "tcp", "count": 2, "rtt": "100ms", "route": long_route(2)}]}
+    with pytest.raises(ScenarioError, match="^network: the fluid model does not model a network of links"):
+        fluid_params(aqmlab.Scenario.from_dict(d))
+
+
+def test_what_the_fluid_model_describes_is_accepted():
+    base = aqmlab.Scenario.load("pie-base")
+    plain = fluid_params(base)
+    # MGT's p is the probability of a mark or a drop: Reno halves its window for either (RFC 3168 §6.1.2).
+    assert fluid_params(base.with_values({"flows[0].ecn": "classic", "bottleneck.queue.ecn": True})) == plain
+    # Delayed ACKs with byte counting still grow the window by one segment per round trip.
+    assert fluid_params(base.with_values({"flows[0].ack_every": 2, "flows[0].growth": "byte_counting"})) == plain
+    # A receive window in segments is the model's window cap.
+    assert fluid_params(base.with_values({"flows[0].rwnd": 20}))["max_window_packets"] == 20
+    two = base.resolved
+    two["flows"].append({"type": "tcp", "count": 2, "rtt": "100ms", "rwnd": 20})
+    with pytest.raises(ScenarioError, match=r"^flows: the fluid model needs one rwnd for all flows, "
+                                            r"got \[20, 1073741824\]"):
+        fluid_params(aqmlab.Scenario.from_dict(two))
 
 
 def test_fluid_command(tmp_path):

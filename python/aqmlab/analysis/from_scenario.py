@@ -12,10 +12,21 @@ sessions) is an error naming the group. The mapping:
 * buffer: the queue limit in packets (a byte limit divided by the packet size);
 * the AQM: PIE (its profile's auto-tune table), PI, PI², P, RED and DropTail map onto the
   sampled controllers of :mod:`aqmlab.analysis.fluid`; CoDel and the fair queues have no
-  fluid counterpart here and are rejected.
+  fluid counterpart here and are rejected;
+* the window cap: the flows' ``rwnd`` (in segments; one value for all flows).
+
+The model's flows are Reno, growing their window by one segment per round trip and halving it
+for a drop or a classic ECN mark alike (its p is either), over one link. A scenario feature
+outside that is an error naming the field, rather than dropped: link loss and outages, a
+delay reference changed during the run, link-layer overhead and device queues, rate-limited
+access links, a network of links, another congestion control, ECN other than RFC 3168's,
+ECT(1), delayed ACKs with per-ACK growth (the window grows by 1/ack_every per round trip), and
+windows set in bytes.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from ..errors import ScenarioError
 from ..scenario import Scenario
@@ -59,14 +70,63 @@ def _aqm(q: dict, packet_bytes: int) -> dict:
     raise ScenarioError("bottleneck.queue.type", f"'{kind}' has no fluid counterpart (accepted: drop_tail, pie, pi2, pi, p, red)")
 
 
+def _unmodelled(sc: dict) -> Iterator[tuple[str, str]]:
+    """The scenario's features the fluid model does not describe, as (field, what it is), in
+    the user's field names; only values other than the ones the model assumes count."""
+    b = sc["bottleneck"]
+    imp = b["impairment"] or {"loss": "none", "outages": []}
+    if imp["loss"] != "none":
+        yield "bottleneck.impairment.loss", "link loss (its losses are the AQM's and a full buffer's)"
+    if imp["outages"]:
+        yield "bottleneck.impairment.outages", "outages"
+    if b["target_schedule"]:
+        yield "bottleneck.target_schedule", "changes of the delay reference (its AQM keeps bottleneck.queue.target)"
+    if b["device"]["overhead_bytes"]:
+        yield "bottleneck.overhead", "link-layer overhead (its packets are the flows' packet_size on the wire)"
+    if b["device"]["queue_packets"]:
+        yield "bottleneck.device_queue", "a device queue under the discipline"
+    if sc["access"]["rate_bps"] is not None:
+        yield "access.rate", "rate-limited access links (its only link is the bottleneck)"
+    if sc["network"] is not None:
+        yield "network", "a network of links (its only link is the bottleneck)"
+    for i, g in enumerate(sc["flows"]):
+        t = g["transport"]
+        if t["type"] != "tcp":
+            continue  # refused with the flows' own check
+        if t["cc"] != "newreno":
+            yield f"flows[{i}].cc", f"'{t['cc']}' (its flows are Reno: cc = \"newreno\")"
+        if t["ecn"] not in ("off", "classic"):
+            yield f"flows[{i}].ecn", f"'{t['ecn']}' ECN (only RFC 3168's, ecn = \"classic\", or none)"
+        if t["ecn"] != "off" and t["ect"] != "ect0":
+            yield f"flows[{i}].ect", "ECT(1), the L4S identifier"
+        n = t["ack_every"]
+        if t["growth"] == "per_ack" and n != 1:
+            yield (f"flows[{i}].ack_every", f"delayed ACKs with per-ACK growth (ack_every = {n} grows the window by "
+                                           f"1/{n} segment per round trip, the model by one: give ack_every = 1 or "
+                                           "growth = \"byte_counting\")")
+        for field in ("rcv_wnd", "snd_buf"):
+            if t[f"{field}_bytes"] is not None:
+                yield (f"flows[{i}].{field}", f"a window in bytes (give {field} = \"unlimited\"; rwnd, in segments, "
+                                              "caps its window)")
+
+
+def _one_for_all(values: list[int], name: str) -> int:
+    """The value every flow group shares (the fluid model's flows are alike), else an error."""
+    distinct = set(values)
+    if len(distinct) != 1:
+        raise ScenarioError("flows", f"the fluid model needs one {name} for all flows, got {sorted(distinct)}")
+    return distinct.pop()
+
+
 def fluid_params(scn: Scenario) -> dict:
     """The :func:`aqmlab.analysis.fluid.fluid_run` parameters for a packet scenario."""
     sc = scn.sim_config
+    unmodelled = next(_unmodelled(sc), None)
+    if unmodelled is not None:
+        field, what = unmodelled
+        raise ScenarioError(field, f"the fluid model does not model {what}")
     b = sc["bottleneck"]
-    sizes = {g["packet_size"] for g in sc["flows"]}
-    if len(sizes) != 1:
-        raise ScenarioError("flows", f"the fluid model needs one packet size for all flows, got {sorted(sizes)}")
-    packet = sizes.pop()
+    packet = _one_for_all([g["packet_size"] for g in sc["flows"]], "packet size")
     events: list[tuple[float, int]] = []
     rtts: list[float] = []
     for i, g in enumerate(sc["flows"]):
@@ -99,6 +159,8 @@ def fluid_params(scn: Scenario) -> dict:
         "buffer_packets": limit if unit == "packets" else limit / packet,
         "t_end_s": sc["duration_ns"] * 1e-9,
         "aqm": _aqm(q, packet),
+        # UDP groups were refused above, so every group has a TCP window.
+        "max_window_packets": _one_for_all([g["transport"]["rwnd"] for g in sc["flows"]], "rwnd"),
     }
     if b["rate_schedule"]:
         params["capacity_schedule_bps"] = [(s["at_ns"] * 1e-9, s["rate_bps"]) for s in b["rate_schedule"]]
