@@ -1,6 +1,8 @@
 """`aqmlab sweep` (here as `python -m aqmlab.sweep`, the same command), and the sweep plots."""
 
 import argparse
+import textwrap
+import tomllib
 
 import numpy as np
 import pandas as pd
@@ -29,6 +31,7 @@ def test_register_adds_a_documented_sweep_subcommand():
     (sweep_dict(axes={"bottleneck.queue.limit": ["20p", "lots"]}),
      [], "aqmlab: error: axes.bottleneck.queue.limit[1]: value 'lots': bottleneck.queue.limit: expected a queue limit"),
     (sweep_dict(colour="red"), [], "aqmlab: error: colour: unknown key in the sweep file"),
+    (sweep_dict(name="../escape"), [], "aqmlab: error: name: expected a plain file name"),
     (SMALL, ["--plot", "happiness"], "aqmlab: error: --plot: unknown metric 'happiness'"),
     (SMALL, ["--workers", "0"], "aqmlab: error: --workers: expected at least 1"),
     (SMALL, ["--ray", "local:none"], "aqmlab: error: --ray: expected 'local' or 'local:N'"),
@@ -38,6 +41,14 @@ def test_input_errors_exit_2_naming_the_field(tmp_path, capsys, sweep, extra, me
     assert main([str(path), "-o", str(tmp_path / "store"), "-q", *extra]) == 2
     assert capsys.readouterr().err.startswith(message)
     assert not (tmp_path / "store" / "records").exists()
+
+
+def test_the_help_example_is_a_valid_sweep():
+    # The example of `aqmlab sweep --help` failed validation (warmup 10 s = duration).
+    text = sweep_cli("--help").stdout
+    example = textwrap.dedent(text.split("sweep file (TOML):\n", 1)[1].split("\n\n", 1)[0])
+    sweep = Sweep.from_dict(tomllib.loads(example))
+    assert sweep.name == "droptail-buffer" and sweep.axes and len(sweep.runs()) == sweep.count()
 
 
 def test_missing_sweep_file_and_conflicting_backends(tmp_path, capsys):

@@ -60,6 +60,8 @@ def test_base_may_be_a_relative_path_a_builtin_name_or_a_table(tmp_path):
                                "axes": {"flows[0].count": [1, 2]}})
     assert builtin.base.resolved["duration"] == "2s" and len(builtin.runs()) == 2
     assert Sweep.load(write_sweep(tmp_path / "named.toml", {"base": "dumbbell-droptail"})).name == "named"
+    # The file's name is one path component whatever its characters; only a written name is checked.
+    assert Sweep.load(write_sweep(tmp_path / "my sweep.toml", {"base": "dumbbell-droptail"})).name == "my sweep"
 
 
 def test_axes_accept_toml_nesting_and_quoted_dotted_paths(tmp_path):
@@ -86,6 +88,10 @@ def test_nested_aqm_parameters_can_be_swept():
     ({"base": "no-such-scenario"}, "base", "no scenario file"),
     ({"replications": 0}, "replications", "positive integer"),
     ({"seed": -1}, "seed", "integer in [0, 2**64 - 1]"),
+    # The name is the default store's directory, ./NAME-results: these reached outside it.
+    ({"name": "../x"}, "name", "a plain file name of letters, digits, '.', '_' and '-'"),
+    ({"name": "a/b"}, "name", "got 'a/b'"),
+    ({"name": ""}, "name", "a plain file name"),
     ({"traces": "yes"}, "traces", "true or false"),
     ({"set": {"bottleneck.rate": "fast"}}, "set.bottleneck.rate", "expected a rate"),
     ({"axes": {"bottleneck.queue.limit": ["20p", "lots"]}}, "axes.bottleneck.queue.limit[1]", "value 'lots'"),

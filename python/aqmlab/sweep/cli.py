@@ -28,19 +28,22 @@ some failed (listed on stderr), 2 for input errors, 130 when interrupted by Ctrl
 
 _EPILOG = """\
 sweep file (TOML):
-  name = "droptail-buffer"        names the default store (./NAME-results)
-  base = "dumbbell-droptail"      a path relative to the sweep file, a built-in scenario,
-                                  or an inline [base] table
-  replications = 3                runs per grid point (seeds: SplitMix64 of base seed, index)
-  seed = 1                        base seed (default: the base scenario's)
-  traces = false                  keep each run's traces in STORE/runs/<run key>/
-  [set]                           fixed overrides, by dotted path
+  name = "droptail-buffer"        # names the default store (./NAME-results); letters,
+                                  # digits, '.', '_' and '-' (default: the file's name)
+  base = "dumbbell-droptail"      # a path relative to the sweep file, a built-in scenario,
+                                  # or an inline [base] table
+  replications = 3                # runs per grid point (seeds: SplitMix64 of base seed, index)
+  seed = 1                        # base seed (default: the base scenario's)
+  traces = false                  # keep each run's traces in STORE/runs/<run key>/
+  [set]                           # fixed overrides, by dotted path
   duration = "10s"
-  [axes]                          Cartesian axes, by dotted path
+  warmup = "2s"
+  [axes]                          # Cartesian axes, by dotted path
   "bottleneck.queue.limit" = ["20p", "50p"]
   "flows[0].count" = [1, 4]
-  [[zip]]                         fields that vary together (lists of equal length)
+  [[zip]]                         # fields that vary together (lists of equal length)
   "bottleneck.rate" = ["10Mbps", "100Mbps"]
+  "bottleneck.delay" = ["25ms", "5ms"]
   "flows[0].rtt" = ["100ms", "20ms"]
 
 example: aqmlab sweep droptail-buffer.toml --workers 2 --plot qdelay_mean_s

@@ -2,7 +2,7 @@
 
 A sweep file (TOML)::
 
-    name = "droptail-buffer"          # names the default store directory
+    name = "droptail-buffer"          # names the default store directory (letters, digits, . _ -)
     description = "..."
     base = "dumbbell-droptail"        # a path relative to this file, a built-in name, or a [base] table
     replications = 3                  # runs per grid point, each with its own derived seed
@@ -11,6 +11,7 @@ A sweep file (TOML)::
 
     [set]                             # fixed overrides of the base, by dotted path
     duration = "5s"
+    warmup = "1s"
 
     [axes]                            # Cartesian axes: every combination is a grid point
     "bottleneck.queue.limit" = ["20p", "50p", "200p"]
@@ -18,6 +19,7 @@ A sweep file (TOML)::
 
     [[zip]]                           # a zipped axis: these fields vary together
     "bottleneck.rate" = ["10Mbps", "100Mbps"]
+    "bottleneck.delay" = ["25ms", "5ms"]
     "flows[0].rtt" = ["100ms", "20ms"]
 
 Dotted paths may be quoted keys or TOML's own nesting (``bottleneck.queue.limit = [...]`` unquoted
@@ -37,7 +39,8 @@ import hashlib
 import itertools
 import json
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +51,9 @@ _MASK64 = (1 << 64) - 1
 # The largest sweep accepted: its manifest and plan stay in memory and on disk as JSON.
 MAX_RUNS = 100_000
 _GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+# A sweep's name becomes a directory (NAME-results): POSIX's portable file name characters, and
+# no leading '.' (hidden, or a way up with '..') or '-' (read as an option by other tools).
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 
 
 def splitmix64(x: int) -> int:
@@ -143,8 +149,10 @@ class Sweep:
     def load(cls, path: str | Path) -> "Sweep":
         path = Path(path)
         data = read_toml(path, "")
-        data.setdefault("name", path.stem)
-        return cls.from_dict(data, base_dir=path.parent)
+        sweep = cls.from_dict(data, base_dir=path.parent)
+        # Unnamed, the sweep takes its file's name: one path component already, so it is not
+        # held to the characters a written name must use (a file named with a space still runs).
+        return sweep if "name" in data else replace(sweep, name=path.stem)
 
     @classmethod
     def from_dict(cls, data: dict, *, base_dir: str | Path = ".") -> "Sweep":
@@ -206,6 +214,10 @@ class Sweep:
         for key in ("name", "description"):
             if key in data and not isinstance(data[key], str):
                 raise ScenarioError(key, f"expected a string, got {data[key]!r}")
+        if "name" in data and not _PLAIN_NAME.fullmatch(data["name"]):
+            raise ScenarioError("name", "expected a plain file name of letters, digits, '.', '_' and '-', not "
+                                        f"starting with '.' or '-' (it names the store directory NAME-results), "
+                                        f"got {data['name']!r}")
         sweep = cls(name=data.get("name", base.name), description=data.get("description", ""), base=base,
                     base_data=base_data, groups=tuple(groups), replications=replications, seed=seed, traces=traces)
         sweep.check_count()
