@@ -36,3 +36,24 @@ def test_changes_must_be_in_time_order():
                   [{"at": "20s", "target": "5ms"}, {"at": "10s", "target": "10ms"}])
     with pytest.raises(ScenarioError, match=r"bottleneck\.target_schedule\[1\]\.at"):
         aqmlab.Scenario.from_dict(s)
+
+
+def test_a_change_at_or_after_the_end_is_refused():
+    # Once accepted without a word: the run ended before the change could apply.
+    s = _scenario({"type": "pie", "target": "20ms", "limit": "100p"},
+                  [{"at": "20s", "target": "5ms"}, {"at": "40s", "target": "10ms"}])
+    with pytest.raises(ScenarioError) as e:
+        aqmlab.Scenario.from_dict(s)
+    assert str(e.value) == ("bottleneck.target_schedule[1].at: 40s is at or after the end of the run (40s): "
+                            "the change would never apply")
+
+
+def test_a_capture_window_past_the_end_is_refused():
+    s = _scenario({"type": "pie", "target": "20ms", "limit": "100p"}, [])
+    s["traces"] = {"pcap": ["bottleneck"], "pcap_window": ["30s", "50s"]}
+    with pytest.raises(ScenarioError) as e:
+        aqmlab.Scenario.from_dict(s)
+    assert str(e.value) == ("traces.pcap_window: ends at 50s, after the end of the run (40s): "
+                            "give a window within the run")
+    s["traces"]["pcap_window"] = ["30s", "40s"]  # up to the end is within the run
+    aqmlab.Scenario.from_dict(s)

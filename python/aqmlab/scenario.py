@@ -156,7 +156,7 @@ class TargetStep:
     """A change of the bottleneck discipline's delay reference during the run (PIE and its
     variants; the discipline must accept a run-time `target`)."""
 
-    at: int = spec(Duration(), "time of the change", sim="at_ns")
+    at: int = spec(Duration(), "time of the change, before the end of the run", sim="at_ns")
     target: int = spec(Duration(), "the delay reference from then on", sim="target_ns")
 
 
@@ -300,8 +300,8 @@ class Traces:
                            "`reverse` (the ACK direction leaving its queue)", default=[], sim="pcap")
     pcap_snaplen: int = spec(Int(64, 262144, unit="B"), "bytes of each frame kept in the captures (headers take "
                              "54-94)", default=128, sim="pcap_snaplen")
-    pcap_window: tuple[int, int] | None = spec(OUTAGE, "capture only in this [from, to] interval (unset: the "
-                                               "whole run)", default=None, sim="pcap_window_ns")
+    pcap_window: tuple[int, int] | None = spec(OUTAGE, "capture only in this [from, to] interval, within the run "
+                                               "(unset: the whole run)", default=None, sim="pcap_window_ns")
     pcap_every: int = spec(Int(1, 2**31 - 1), "keep every n-th packet of each capture point", default=1,
                            sim="pcap_every")
 
@@ -599,6 +599,12 @@ def _check_schedule(b: Bottleneck, duration: int) -> None:
     for i in range(1, len(b.target_schedule)):
         if b.target_schedule[i].at < b.target_schedule[i - 1].at:
             raise ScenarioError(f"bottleneck.target_schedule[{i}].at", "steps must be in time order")
+    for i, step in enumerate(b.target_schedule):
+        if step.at >= duration:
+            end = units.fmt_duration(duration)
+            raise ScenarioError(f"bottleneck.target_schedule[{i}].at", f"{units.fmt_duration(step.at)} is at or after "
+                                                                       f"the end of the run ({end}): the change would "
+                                                                       "never apply")
     steps = b.rate_schedule
     for i in range(1, len(steps)):
         if steps[i].at < steps[i - 1].at:
@@ -736,6 +742,10 @@ def _parse(data: Json) -> tuple[dict[str, Any], dict[str, Any]]:
     if s.warmup >= s.duration:
         raise ScenarioError("warmup", f"must be shorter than duration ({units.fmt_duration(s.duration)})")
     _check_schedule(s.bottleneck, s.duration)
+    window = s.traces.pcap_window
+    if window is not None and window[1] > s.duration:
+        raise ScenarioError("traces.pcap_window", f"ends at {units.fmt_duration(window[1])}, after the end of the run "
+                                                  f"({units.fmt_duration(s.duration)}): give a window within the run")
     for key in ("overhead", "device_queue"):
         if s.access.rate is None and getattr(s.access, key):
             raise ScenarioError(f"access.{key}", "needs access.rate: access links without a rate are pure delays, "
