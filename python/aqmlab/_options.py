@@ -13,6 +13,9 @@ from typing import Any
 
 from .errors import ScenarioError
 
+# Why an option that shapes what -o writes is refused without it.
+NEEDS_OUTPUT = "applies only with -o OUTDIR (without it nothing is written)"
+
 
 def refuse_given(args: Any, options: Iterable[str], reason: str) -> None:
     """Refuses the first of ``options`` (spelt as on the command line, ``--red-k``) that the

@@ -48,13 +48,12 @@ def _load(args):
 
 
 def cmd_run(args) -> int:
-    from ._options import refuse_given
+    from ._options import NEEDS_OUTPUT, refuse_given
     from .api import check_size, run
     from .result import prepare_output
 
     if not args.output:
-        refuse_given(args, ["--csv", "--no-plots", "--no-report"], "applies only with -o OUTDIR (without it "
-                                                                    "nothing is written)")
+        refuse_given(args, ["--csv", "--no-plots", "--no-report"], NEEDS_OUTPUT)
     scn = _load(args)
     check_size(scn, force=args.force)
     if args.output:

@@ -121,3 +121,30 @@ def test_unreadable_scenario_files_are_named(tmp_path):
         with pytest.raises(ScenarioError) as e:
             load_raw(path)
         assert message in str(e.value)
+
+
+@pytest.mark.parametrize("spin", ["nan", "inf", "-1", "1e300", "soon"])
+def test_spin_out_of_range_is_refused_before_anything_is_built(spin, capsys):
+    # Once accepted, to fail only once the namespaces were up (NaN has no nanosecond value).
+    # Refused while parsing the command line, so no privileges are needed to see it.
+    from aqmlab.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["live", "pie-base", "--spin", spin])
+    assert e.value.code == 2
+    assert f"argument --spin: expected microseconds in [0, 1e+06], got '{spin}'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    # Each was taken and changed nothing; refused before the privileges are checked.
+    (["pie-base", "--no-plots"], "--no-plots: applies only with -o OUTDIR"),
+    (["pie-base", "--compare", "--no-plots"], "--no-plots: applies only with -o OUTDIR"),
+    (["pie-base", "--rates", "1Gbps"], "--rates: applies only with --bench"),
+    (["--cleanup", "--bench-duration", "2s"], "--bench-duration: applies only with --bench"),
+    (["pie-base", "--no-realtime", "--rt-priority", "20"], "--rt-priority: applies only without --no-realtime"),
+])
+def test_options_of_another_mode_are_refused(argv, message, capsys):
+    from aqmlab.cli import main
+
+    assert main(["live", *argv]) == 2
+    assert f"aqmlab live: {message}" in capsys.readouterr().err

@@ -9,6 +9,24 @@ import sys
 from ..errors import ScenarioError
 
 DEFAULT_RT_PRIORITY = 20
+# The defaults of the options that apply in one mode only (see aqmlab._options).
+_MODE_DEFAULTS = {"rt_priority": DEFAULT_RT_PRIORITY, "rates": "10Mbps,100Mbps,1Gbps", "bench_duration": "5s"}
+# The longest busy-poll window: a second already spins through any gap between a run's packets,
+# and the bound keeps the router's nanosecond window far from overflow.
+MAX_SPIN_US = 1e6
+
+
+def _spin_us(text: str) -> float:
+    """--spin, checked while parsing: a bad value would otherwise surface only once the testbed
+    is built."""
+    expected = f"expected microseconds in [0, {MAX_SPIN_US:g}], got {text!r}"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(expected) from None
+    if not 0 <= value <= MAX_SPIN_US:  # NaN fails both comparisons
+        raise argparse.ArgumentTypeError(expected)
+    return value
 
 
 def _raw(args) -> dict:
@@ -41,9 +59,18 @@ def guarded(prefix: str, body) -> int:
 
 
 def _live(args) -> int:
+    from .._options import NEEDS_OUTPUT, fill_defaults, refuse_given
     from . import Options, clean
     from .system import require_privileges
 
+    # Before the privileges are checked: these need none to be found wrong.
+    if not args.output:
+        refuse_given(args, ["--no-plots"], NEEDS_OUTPUT)
+    if not args.bench:
+        refuse_given(args, ["--rates", "--bench-duration"], "applies only with --bench")
+    if args.no_realtime:
+        refuse_given(args, ["--rt-priority"], "applies only without --no-realtime (the router runs at normal priority)")
+    fill_defaults(args, _MODE_DEFAULTS)
     require_privileges()
     opts = Options(rt_priority=None if args.no_realtime else args.rt_priority, spin_us=args.spin)
     if args.cleanup:
@@ -97,16 +124,19 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--compare", action="store_true",
                    help="also simulate the scenario (TCP profile 'linux' with the live run's congestion control) "
                         "and print both side by side; with -o writes live/, sim/ and compare.png")
-    p.add_argument("--rt-priority", type=int, default=DEFAULT_RT_PRIORITY, choices=range(1, 100), metavar="1-99",
+    p.add_argument("--rt-priority", type=int, default=None, choices=range(1, 100), metavar="1-99",
                    help=f"SCHED_FIFO priority of the router (default {DEFAULT_RT_PRIORITY})")
     p.add_argument("--no-realtime", action="store_true", help="run the router at normal priority")
-    p.add_argument("--spin", type=float, default=0.0, metavar="US",
-                   help="busy-poll when the router's next event is closer than US microseconds (default 0: always sleep)")
+    p.add_argument("--spin", type=_spin_us, default=0.0, metavar="US",
+                   help=f"busy-poll when the router's next event is closer than US microseconds, 0 to "
+                        f"{MAX_SPIN_US:g} (default 0: always sleep)")
     p.add_argument("--cleanup", action="store_true",
                    help="only remove namespaces left by live runs that were killed, and exit")
     p.add_argument("--bench", action="store_true",
                    help="benchmark the router: send lateness percentiles and CPU per link rate")
-    p.add_argument("--rates", default="10Mbps,100Mbps,1Gbps", help="link rates of --bench (comma-separated)")
-    p.add_argument("--bench-duration", default="5s", help="length of each --bench run")
+    p.add_argument("--rates", default=None,
+                   help=f"link rates of --bench (comma-separated; default {_MODE_DEFAULTS['rates']})")
+    p.add_argument("--bench-duration", default=None,
+                   help=f"length of each --bench run (default {_MODE_DEFAULTS['bench_duration']})")
     p.set_defaults(func=cmd_live)
     return p
