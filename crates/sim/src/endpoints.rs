@@ -1,6 +1,8 @@
 //! The hosts' side of the simulation: building the flows of each group, starting and stopping
 //! them, TCP connections (ACK clocking, timers, HTTP-like sessions) and CBR sources.
 
+use std::num::NonZeroU64;
+
 use aqm::{Ecn, Nanos, Rng};
 
 use crate::config::{App, Dist, FlowGroup, SimConfig, TcpConfig, Transport};
@@ -8,6 +10,7 @@ use crate::flow::{Endpoint, Flow, FlowStats};
 use crate::net::dumbbell::{FLOW_STREAM_BASE, GROUP_STREAM_BASE};
 use crate::net::{Packet, HEADER_BYTES};
 use crate::tcp::receiver::MAX_SACK_BLOCKS;
+use crate::tcp::state::Deadline;
 use crate::tcp::{AckIn, ReceiverParams, TcpReceiver, TcpSender};
 use crate::trace::{TCP_EVENT_ECN, TCP_EVENT_RECOVERY, TCP_EVENT_RETRANSMIT, TCP_EVENT_TIMEOUT};
 use crate::udp::UdpSource;
@@ -27,10 +30,11 @@ fn receiver_params(t: &TcpConfig) -> ReceiverParams {
 
 /// Header bytes of the group's data packets, and the sizes of its ACKs by number of SACK
 /// blocks: TCP's with the options its profile counts.
-fn header_bytes(group: &FlowGroup) -> (u32, [u32; MAX_SACK_BLOCKS + 1]) {
+fn header_bytes(group: &FlowGroup) -> (u16, [u16; MAX_SACK_BLOCKS + 1]) {
+    let narrow = |b: u32| u16::try_from(b).expect("headers and options fit in 64 KiB");
     match &group.transport {
-        Transport::Tcp(t) => (t.data_header_bytes(), std::array::from_fn(|n| t.ack_bytes(n))),
-        Transport::Udp(_) => (HEADER_BYTES, [HEADER_BYTES; MAX_SACK_BLOCKS + 1]),
+        Transport::Tcp(t) => (narrow(t.data_header_bytes()), std::array::from_fn(|n| narrow(t.ack_bytes(n)))),
+        Transport::Udp(_) => (narrow(HEADER_BYTES), [narrow(HEADER_BYTES); MAX_SACK_BLOCKS + 1]),
     }
 }
 
@@ -95,7 +99,7 @@ pub fn build_flows(cfg: &SimConfig) -> Vec<Flow> {
                 conn_done: false,
                 completed_ns: None,
                 timer_gen: 0,
-                timer_at: None,
+                timer_at: Deadline::NONE,
                 rng,
             });
         }
@@ -138,7 +142,7 @@ impl Simulation {
         };
         flow.conn += 1;
         flow.conn_start_ns = now;
-        flow.conn_bytes = bytes;
+        flow.conn_bytes = bytes.map(|b| NonZeroU64::new(b).expect("validated: a transfer is at least a byte"));
         flow.conn_done = false;
         if let Endpoint::Tcp { tx, .. } = &flow.endpoint {
             flow.stats.add_sender(&tx.stats);
@@ -146,7 +150,7 @@ impl Simulation {
         flow.endpoint = Endpoint::Tcp { tx: TcpSender::new(t, flow.segments(bytes), flow.payload()), rx: TcpReceiver::new(receiver_params(t)) };
         // Timer events of the previous connection are stale from now on.
         flow.timer_gen = flow.timer_gen.wrapping_add(1);
-        flow.timer_at = None;
+        flow.timer_at = Deadline::NONE;
         self.with_sender(f, |tx, now, segs| tx.start(now, segs));
     }
 
@@ -205,7 +209,7 @@ impl Simulation {
         flow.conn_done = true;
         flow.stats.transfers += 1;
         flow.completed_ns.get_or_insert(now);
-        self.transfers.push((f as u32, flow.conn_start_ns, flow.conn_bytes.unwrap_or(0), now - flow.conn_start_ns));
+        self.transfers.push((f as u32, flow.conn_start_ns, flow.conn_bytes.map_or(0, NonZeroU64::get), now - flow.conn_start_ns));
         if let Endpoint::Tcp { tx, .. } = &mut flow.endpoint {
             tx.stop();
         }
@@ -223,9 +227,9 @@ impl Simulation {
         let flow = &mut self.flows[f];
         let Endpoint::Tcp { tx, .. } = &flow.endpoint else { return };
         if let Some(d) = tx.next_timer() {
-            if flow.timer_at.is_none_or(|t| d < t) {
+            if flow.timer_at.get().is_none_or(|t| d < t) {
                 flow.timer_gen = flow.timer_gen.wrapping_add(1);
-                flow.timer_at = Some(d);
+                flow.timer_at = Deadline::at(d);
                 self.sched.at_flow(d, Event::Rto { flow: f as u32, gen: flow.timer_gen });
             }
         }
@@ -237,7 +241,7 @@ impl Simulation {
         if gen != flow.timer_gen {
             return;
         }
-        flow.timer_at = None;
+        flow.timer_at = Deadline::NONE;
         let Endpoint::Tcp { tx, .. } = &flow.endpoint else { return };
         if tx.next_timer().is_some_and(|d| d <= now) {
             self.with_sender(f, |tx, now, segs| tx.on_timer(now, segs));
@@ -264,7 +268,7 @@ impl Simulation {
         let ack_len = self.flows[f].ack_len;
         for a in acks.drain(..) {
             // The ACK's size counts its options (timestamps, SACK blocks) as the profile does.
-            self.send(Packet { len: ack_len[a.n_sack as usize], ..Packet::ack(f as u32, conn, &a) }, &a.sack[..a.n_sack as usize]);
+            self.send(Packet { len: ack_len[a.n_sack as usize].into(), ..Packet::ack(f as u32, conn, &a) }, &a.sack[..a.n_sack as usize]);
         }
     }
 

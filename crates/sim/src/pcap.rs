@@ -199,7 +199,7 @@ fn tcp_header(out: &mut Vec<u8>, p: &Packet, sack: &[(u64, u64)], flow: &Flow) -
     let bytes = |seg: u64| (1 + seg.wrapping_mul(mss)) as u32;
     let (sport, dport) = (port(p.conn), TCP_PORT);
     let (ports, seq, ack, payload) = match p.kind {
-        Kind::Data => ((sport, dport), bytes(p.seq), 1, (p.len - flow.header_bytes) as usize),
+        Kind::Data => ((sport, dport), bytes(p.seq), 1, (p.len - u32::from(flow.header_bytes)) as usize),
         Kind::Ack => ((dport, sport), 1, bytes(p.seq), 0),
     };
     let n_sack = (p.kind == Kind::Ack) as usize * p.n_sack as usize;

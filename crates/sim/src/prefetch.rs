@@ -31,16 +31,3 @@ pub fn lines<T>(r: &T, bytes: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (r, bytes);
 }
-
-/// Hints the CPU to fetch the cache line that holds the start of `*r` (the first fields of a
-/// record whose layout puts its hot fields first).
-#[inline]
-pub fn head<T>(r: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the address is that of `*r`; a prefetch reads nothing architecturally.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((r as *const T).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = r;
-}

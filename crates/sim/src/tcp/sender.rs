@@ -18,7 +18,7 @@ use super::rack::{self, Rack};
 use super::recovery::{next_seg, Delivery, NextSeg, NextSegInput, Prr, Retransmissions};
 use super::rto::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::state::{CaState, Recovery, Reducing, Repair, SackRecovery, SenderStats, Timer, Timers};
+use super::state::{CaState, Deadline, Recovery, Reducing, Repair, SackRecovery, SenderStats, Timer, Timers};
 
 /// A segment the sender wants transmitted now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,10 +74,10 @@ struct Params {
 
 /// The fields every ACK reads come first and together (C layout): the sequence state and the
 /// window, the settings, the RTT estimator, the timers, the pointers to the optional parts,
-/// the scoreboard's header and the recovery state ([`TcpSender::ACK_READS_BYTES`]); then what
-/// losses read, the controller's state (read on every ACK too, but its size depends on the
-/// controller) and the counters. At many flows each distinct cache line an ACK touches is a
-/// miss (issue 22).
+/// the scoreboard's header, the recovery state, what losses read and the controller's state
+/// ([`TcpSender::ACK_READS_BYTES`]); the counters come last. At many flows each distinct cache
+/// line an ACK touches is a miss (issue 22), and [`crate::flow::Flow`] starts the record on a
+/// line of its own.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct TcpSender {
@@ -129,9 +129,9 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    /// How many leading bytes of the record every ACK reads: up to the end of the recovery
-    /// state (see the type's notes).
-    pub const ACK_READS_BYTES: usize = std::mem::offset_of!(TcpSender, ca) + size_of::<CaState>();
+    /// How many leading bytes of the record every ACK reads: up to the end of the controller's
+    /// state (see the type's notes), one run of lines to fetch ahead.
+    pub const ACK_READS_BYTES: usize = std::mem::offset_of!(TcpSender, cc) + size_of::<Cc>();
 
     /// A sender for a validated configuration, sending segments of `payload` bytes (which size
     /// the window bounds given in bytes).
@@ -248,7 +248,7 @@ impl TcpSender {
             Some(Timer::Probe) => self.on_probe_timeout(now, out),
             Some(Timer::Rto) => self.on_timeout(now, out),
             Some(Timer::Pace) => {
-                self.timers.pace = None;
+                self.timers.pace = Deadline::NONE;
                 self.send_allowed(now, out);
             }
             None => {}
@@ -309,7 +309,7 @@ impl TcpSender {
         let reo_wnd = r.reo_wnd(no_window, self.rtt.srtt() as Nanos);
         let rtx = self.ca.sack_recovery_mut().map(|s| &mut s.rtx);
         let d = r.detect(now, self.snd_una, self.snd_max, &self.sb, reo_wnd, rtx);
-        self.timers.reorder = d.deadline;
+        self.timers.reorder = d.deadline.into();
         d.marked
     }
 
@@ -317,7 +317,7 @@ impl TcpSender {
     /// replaces the DupThresh trigger; RFC 6675 §5 step 4's once-per-window rule still holds).
     fn rack_starts_recovery(&mut self, now: Nanos) -> bool {
         if self.recover.is_some_and(|r| self.snd_una < r) {
-            self.timers.reorder = None;
+            self.timers.reorder = Deadline::NONE;
             return false;
         }
         self.rack_detect(now)
@@ -335,14 +335,14 @@ impl TcpSender {
             && matches!(self.ca, CaState::Open | CaState::Cwr { .. })
             && self.snd_nxt == self.snd_max;
         if !allowed {
-            self.timers.probe = None;
+            self.timers.probe = Deadline::NONE;
             return;
         }
-        if !progress && self.timers.probe.is_some() {
+        if !progress && self.timers.probe.is_set() {
             return;
         }
         let at = now + rack::probe_timeout(self.rtt.srtt(), self.flight());
-        self.timers.probe = Some(self.timers.rto.map_or(at, |r| at.min(r)));
+        self.timers.probe = Deadline::at(self.timers.rto.get().map_or(at, |r| at.min(r)));
     }
 
     /// RFC 8985 §7.3: the probe timeout fired: send one new segment if the application and
@@ -350,7 +350,7 @@ impl TcpSender {
     /// highest segment sent; cwnd is not changed. The RTO is then re-armed, not the PTO: one
     /// probe per tail. Its ACK, or the SACK of it, lets RACK find a lost tail.
     fn on_probe_timeout(&mut self, now: Nanos, out: &mut Vec<Segment>) {
-        self.timers.probe = None;
+        self.timers.probe = Deadline::NONE;
         let probing = self.rack.as_ref().is_some_and(|r| r.probe_high_seq.is_some());
         if !self.active || self.snd_una >= self.snd_max || self.ca.in_recovery() || probing {
             return;
@@ -369,7 +369,7 @@ impl TcpSender {
 
     /// RFC 8985 §6.3: the reordering timer fired; run detection again.
     fn on_reordering_timeout(&mut self, now: Nanos, out: &mut Vec<Segment>) {
-        self.timers.reorder = None;
+        self.timers.reorder = Deadline::NONE;
         if !self.active || self.snd_una >= self.snd_max {
             return;
         }
@@ -637,7 +637,7 @@ impl TcpSender {
         }
         if self.snd_una >= self.snd_max {
             // RFC 6298 §5.2: all outstanding data acknowledged: stop the timer.
-            self.timers.rto = None;
+            self.timers.rto = Deadline::NONE;
         }
     }
 
@@ -834,7 +834,7 @@ impl TcpSender {
         self.cwr_pending = self.p.ecn;
         self.snd_nxt = self.snd_una;
         self.send_allowed(now, out);
-        if self.timers.rto.is_none() {
+        if !self.timers.rto.is_set() {
             self.restart_timer(now);
         }
     }
@@ -888,7 +888,7 @@ impl TcpSender {
         if self.pacing_interval().is_none() || now >= self.pace_next {
             return true;
         }
-        self.timers.pace = Some(self.pace_next);
+        self.timers.pace = Deadline::at(self.pace_next);
         false
     }
 
@@ -901,7 +901,7 @@ impl TcpSender {
     }
 
     fn restart_timer(&mut self, now: Nanos) {
-        self.timers.rto = Some(now + self.rtt.rto());
+        self.timers.rto = Deadline::at(now + self.rtt.rto());
     }
 
     fn end(&self) -> u64 {
@@ -942,7 +942,7 @@ impl TcpSender {
                 }
             }
         }
-        if self.timers.rto.is_none() && self.snd_max > self.snd_una {
+        if !self.timers.rto.is_set() && self.snd_max > self.snd_una {
             self.restart_timer(now);
         }
     }

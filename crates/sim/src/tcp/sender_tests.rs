@@ -54,7 +54,7 @@ fn slow_start_doubles_per_round() {
     assert_eq!(s.cwnd, 4.0);
     // First RTT sample (segment 0, 100 ms) gives RTO = 100 + 4·50 = 300 ms.
     assert_eq!(s.rtt.rto(), 300 * MS);
-    assert_eq!(s.timers.rto, Some(400 * MS));
+    assert_eq!(s.timers.rto.get(), Some(400 * MS));
 }
 
 #[test]
@@ -106,22 +106,22 @@ fn timeout_goes_back_n_with_loss_window() {
     let mut out = Vec::new();
     s.start(0, &mut out);
     out.clear();
-    let d = s.timers.rto.unwrap();
+    let d = s.timers.rto.get().unwrap();
     assert_eq!(d, 1000 * MS);
     s.on_timeout(d, &mut out);
     assert_eq!(out, vec![Segment { seq: 0, retransmit: true, cwr: false }]);
     assert_eq!((s.cwnd, s.ssthresh, s.stats.timeouts), (1.0, 2.0, 1));
     // Backed off to 2 s.
-    assert_eq!(s.timers.rto, Some(d + 2000 * MS));
+    assert_eq!(s.timers.rto.get(), Some(d + 2000 * MS));
     // The retransmission is lost too: back off again, ssthresh held (RFC 5681 §3.1).
     s.on_timeout(d + 2000 * MS, &mut out);
     assert_eq!((s.cwnd, s.ssthresh, s.stats.timeouts), (1.0, 2.0, 2));
-    assert_eq!(s.timers.rto, Some(d + 6000 * MS));
+    assert_eq!(s.timers.rto.get(), Some(d + 6000 * MS));
     out.clear();
     s.on_ack(d + 2010 * MS, &ack(2), &mut out);
     s.on_ack(d + 2020 * MS, &ack(4), &mut out);
     assert!(s.is_complete());
-    assert_eq!(s.timers.rto, None);
+    assert_eq!(s.timers.rto.get(), None);
 }
 
 fn sacks(s: &mut TcpSender, now: Nanos, ks: std::ops::RangeInclusive<u64>, out: &mut Vec<Segment>) {
@@ -158,7 +158,7 @@ fn ns3_halves_the_sack_pipe_on_fast_retransmit_and_timeout() {
     assert_eq!((s.ssthresh, s.cwnd), (4.0, 4.0));
     // The retransmission of 0 is lost and no more ACKs come: at the timeout 12, 13, 14 and
     // the retransmission are in flight (1..=11 SACKed, 0 retransmitted): ssthresh = 4 / 2.
-    let d = s.timers.rto.unwrap();
+    let d = s.timers.rto.get().unwrap();
     let mut out = Vec::new();
     s.on_timeout(d, &mut out);
     assert_eq!((s.ssthresh, s.cwnd, s.stats.window_raising_responses), (2.0, 1.0, 0));
@@ -173,7 +173,7 @@ fn flightsize_rule_raises_the_window_and_the_invariant_counts_it() {
     let (mut s, out) = ns3_head_loss(TcpConfig { reduce_from: ReduceFrom::Flight, ..TcpConfig::profile("ns3").unwrap() });
     assert_eq!(seqs(&out), vec![10, 11, 0, 12, 13, 14, 15, 16]);
     assert_eq!(s.cwnd, 6.0);
-    let d = s.timers.rto.unwrap();
+    let d = s.timers.rto.get().unwrap();
     s.on_timeout(d, &mut Vec::new());
     assert_eq!((s.ssthresh, s.stats.window_raising_responses), (8.5, 1));
 }
@@ -265,7 +265,7 @@ fn after_a_timeout_sacked_segments_are_not_resent_when_kept() {
         s.on_ack(MS, &AckIn { ack: 0, sack: &[(2, 6)], ece: false, ace: 0, echo: 0 }, &mut out);
         out.clear();
         s.cwnd = 1.0; // as the timeout leaves it; then the loss window grows per ACK
-        let d = s.timers.rto.unwrap();
+        let d = s.timers.rto.get().unwrap();
         s.on_timeout(d, &mut out);
         assert_eq!(seqs(&out), vec![0]);
         out.clear();
@@ -356,7 +356,7 @@ fn ns2_sack1_leaves_a_lost_retransmission_to_the_timeout() {
     // the RTO repairs it.
     let (mut s, out) = lost_retransmission(&sack_cfg(false));
     assert!(out.iter().all(|g| !g.retransmit), "{out:?}");
-    let d = s.timers.rto.unwrap();
+    let d = s.timers.rto.get().unwrap();
     let mut out = Vec::new();
     s.on_timer(d, &mut out);
     assert_eq!((out[0], s.stats.timeouts), (Segment { seq: 0, retransmit: true, cwr: false }, 1));
@@ -616,7 +616,7 @@ fn rack_starts_recovery_a_quarter_min_rtt_after_the_first_sack() {
     // 25 = 134 ms, the first SACK's arrival + min_RTT/4: the reordering timer.
     let (mut s, _) = loss_among_the_last_two(true);
     assert_eq!(s.next_timer(), Some(134 * MS));
-    assert!(s.timers.rto.unwrap() > 134 * MS && s.timers.probe.is_none());
+    assert!(s.timers.rto.get().unwrap() > 134 * MS && s.timers.probe.get().is_none());
     let mut out = Vec::new();
     s.on_timer(134 * MS, &mut out);
     assert!(s.in_recovery());
@@ -630,7 +630,7 @@ fn dupthresh_starts_that_recovery_a_round_trip_later() {
     // from the new segments the ACKs of 0..=7 let out (at 100 and 101 ms, ACKed at 200 and
     // 201 ms): recovery at 201 ms, 67 ms after RACK's 134 ms.
     let (mut s, sent) = loss_among_the_last_two(false);
-    assert_eq!(s.next_timer(), s.timers.rto);
+    assert_eq!(s.next_timer(), s.timers.rto.get());
     let mut out = Vec::new();
     let mut start = None;
     assert_eq!(sent[..3], [(10, 100 * MS), (11, 101 * MS), (12, 102 * MS)]);
@@ -665,7 +665,7 @@ fn rack_marks_a_hole_lost_at_once_below_dupthresh_sacked_segments() {
     // Only 1 is lost: segments 5..9, sent at 0 like 4 but later in sequence, are not before
     // RACK's segment (4), so they stay in flight and the timer is off.
     assert_eq!(s.rack.as_ref().unwrap().lost_below, 2);
-    assert_eq!(s.next_timer(), s.timers.rto);
+    assert_eq!(s.next_timer(), s.timers.rto.get());
 }
 
 #[test]
@@ -715,15 +715,15 @@ fn tlp_probes_a_lost_tail_at_two_srtt_instead_of_the_rto() {
     assert!(out.is_empty());
     let pto = 57 * MS + (2.0 * s.rtt.srtt()).round() as Nanos;
     assert!(pto < 57 * MS + 120 * MS, "2·SRTT is about 107 ms: {pto}");
-    assert_eq!(s.timers.probe, Some(pto));
+    assert_eq!(s.timers.probe.get(), Some(pto));
     assert_eq!(s.next_timer(), Some(pto));
-    assert!(s.timers.rto.unwrap() >= 57 * MS + 200 * MS);
+    assert!(s.timers.rto.get().unwrap() >= 57 * MS + 200 * MS);
     // No new data: the probe resends the highest segment, 9; cwnd is untouched.
     let cwnd = s.cwnd;
     s.on_timer(pto, &mut out);
     assert_eq!(out, vec![Segment { seq: 9, retransmit: true, cwr: false }]);
     assert_eq!((s.stats.tlp_probes, s.stats.timeouts, s.cwnd), (1, 0, cwnd));
-    assert_eq!(s.timers.probe, None, "one probe per tail");
+    assert_eq!(s.timers.probe.get(), None, "one probe per tail");
     out.clear();
     // Its SACK shows 8, sent before it, lost: recovery resends 8 at once (reo_wnd is
     // min_RTT/4 = 12.5 ms, long passed since 8 was sent).
@@ -739,8 +739,8 @@ fn tlp_probes_a_lost_tail_at_two_srtt_instead_of_the_rto() {
     for k in 0..8u64 {
         s.on_ack((50 + k) * MS, &sack_ack(k + 1, &[], 0), &mut out);
     }
-    assert_eq!(s.next_timer(), s.timers.rto);
-    assert_eq!(s.timers.probe, None);
+    assert_eq!(s.next_timer(), s.timers.rto.get());
+    assert_eq!(s.timers.probe.get(), None);
 }
 
 #[test]
@@ -831,7 +831,7 @@ fn prague_per_ack_trace_with_accecn_counts_and_pacing() {
     // window lets 4 out; one leaves now, the next waits for the pacing timer.
     s.on_ack(10 * MS, &accecn(2, 5, 0), &mut out);
     assert_eq!((s.cwnd, seqs(&out)), (12.0, vec![10]));
-    assert_eq!(s.timers.pace, Some(10 * MS + 416_667));
+    assert_eq!(s.timers.pace.get(), Some(10 * MS + 416_667));
     out.clear();
     s.on_timer(10 * MS + 416_667, &mut out);
     assert_eq!(seqs(&out), vec![11]);
@@ -902,7 +902,7 @@ fn pacing_of_other_controllers_runs_at_120_percent_in_congestion_avoidance() {
     // 816 993.46 ns, so the second waits for the pacing timer.
     s.on_ack(10 * MS, &AckIn { ack: 2, sack: &[], ece: false, ace: 0, echo: 0 }, &mut out);
     assert_eq!(seqs(&out), vec![10]);
-    assert_eq!(s.timers.pace, Some(10 * MS + 816_993));
+    assert_eq!(s.timers.pace.get(), Some(10 * MS + 816_993));
 }
 
 /// Segments sent after each of the ACKs 1 to 9 of a window of 10 in the `linux` profile with
