@@ -190,7 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("scenario", help="a scenario TOML file, or the name of a built-in one (see 'aqmlab scenarios')")
         sp.add_argument("--set", action="append", metavar="KEY=VALUE",
                         help="override a field by dotted path, e.g. --set bottleneck.rate=20Mbps "
-                             "--set 'flows[0].count=50' (repeatable)")
+                             "--set 'flows[0].count=50' (repeatable); the same as the file saying it: a new "
+                             "profile brings its defaults, under the options given")
         sp.add_argument("--seed", type=int, help="override the scenario's seed")
 
     r = sub.add_parser("run", help="simulate a scenario, print its summary, write results",

@@ -785,17 +785,27 @@ def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
                 node = node.setdefault(part, {})
 
 
+def with_values(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a scenario as written (a file's table) with fields replaced by dotted path."""
+    out = copy.deepcopy(data)
+    for dotted, value in values.items():
+        set_dotted(out, dotted, value)
+    return out
+
+
 @dataclass(frozen=True)
 class Scenario:
-    """A validated scenario: ``resolved`` (loadable, defaults written out) and ``sim_config``."""
+    """A validated scenario: ``resolved`` (loadable, defaults written out) and ``sim_config``;
+    ``given`` is the scenario as written, which :meth:`with_values` edits."""
 
     resolved: dict[str, Any]
     sim_config: dict[str, Any]
+    given: dict[str, Any] = dataclasses.field(compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Scenario:
         resolved, sim = _parse(copy.deepcopy(data))
-        return cls(resolved=resolved, sim_config=sim)
+        return cls(resolved=resolved, sim_config=sim, given=copy.deepcopy(data))
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
@@ -828,11 +838,11 @@ class Scenario:
         return str(self.resolved["name"])
 
     def with_values(self, values: dict[str, Any]) -> Scenario:
-        """A copy with fields replaced by dotted path: {'bottleneck.queue.target': '15ms'}."""
-        data = copy.deepcopy(self.resolved)
-        for dotted, value in values.items():
-            set_dotted(data, dotted, value)
-        return Scenario.from_dict(data)
+        """A copy with fields replaced by dotted path: {'bottleneck.queue.target': '15ms'}. The
+        values edit the scenario as written, which is then resolved again: the same as a file
+        saying them. A new TCP or queue profile fills in its own defaults, under the options
+        given explicitly; a new bottleneck delay keeps each flow's `rtt`."""
+        return Scenario.from_dict(with_values(self.given, values))
 
     def to_toml(self) -> str:
         import tomli_w
