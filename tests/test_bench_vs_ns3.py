@@ -25,6 +25,14 @@ def test_bad_arguments_name_the_field(argv, field, capsys):
     assert field in capsys.readouterr().err
 
 
+def test_pairs_without_vs_ns3_is_refused(capsys):
+    # Once ignored: a plain bench runs no pairs, and took --pairs 5 (or --pairs 0) silently.
+    for pairs in ("5", "3", "0"):
+        assert main(["bench", "no-such-benchmark", "--pairs", pairs]) == 2
+        err = capsys.readouterr().err
+        assert "aqmlab: error: --pairs: applies only with --vs-ns3" in err and "Traceback" not in err
+
+
 def test_plain_bench_says_where_its_ns3_figure_comes_from():
     assert "not measured here" in bench.NS3_SOURCE and "2026-" in bench.NS3_SOURCE
 

@@ -52,6 +52,32 @@ def test_run_writes_results(scenario_file, tmp_path):
     assert (tmp_path / "res" / "plots" / "overview.png").exists()
 
 
+@pytest.mark.parametrize("cmd", ["validate", "run"])
+def test_set_profile_resolves_as_the_file_saying_it_would(cmd, tmp_path):
+    # Once ignored: --set edited the resolved scenario, every TCP option already filled in
+    # from the old profile, so `flows[0].profile = "linux"` still ran NewReno.
+    import tomllib
+
+    from aqmlab.scenario import BUILTIN_DIR
+
+    sets = ['flows[0].profile="linux"', 'bottleneck.queue.profile="linux"', "duration=2s", "warmup=0s"]
+    written = tomllib.loads((BUILTIN_DIR / "pie-base.toml").read_text())
+    written["flows"][0]["profile"] = written["bottleneck"]["queue"]["profile"] = "linux"
+    written["duration"], written["warmup"] = "2s", "0s"
+    (tmp_path / "linux.toml").write_text(tomli_w.dumps(written))
+    argv = [a for s in sets for a in ("--set", s)]
+    if cmd == "run":
+        outs = [aqmlab("run", "pie-base", *argv, "-o", tmp_path / "set", "--no-plots", "--no-report"),
+                aqmlab("run", tmp_path / "linux.toml", "-o", tmp_path / "file", "--no-plots", "--no-report")]
+        got, want = (tomllib.loads((tmp_path / d / "scenario.toml").read_text()) for d in ("set", "file"))
+    else:
+        outs = [aqmlab("validate", "pie-base", *argv), aqmlab("validate", tmp_path / "linux.toml")]
+        got, want = (tomllib.loads(o.stdout) for o in outs)
+    assert all(o.returncode == 0 for o in outs), [o.stderr for o in outs]
+    assert got == want
+    assert (got["flows"][0]["cc"], got["bottleneck"]["queue"]["target"]) == ("cubic", "15ms")
+
+
 def test_bad_scenario_is_a_clear_error(tmp_path):
     p = tmp_path / "bad.toml"
     d = small_scenario()

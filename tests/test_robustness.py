@@ -237,7 +237,7 @@ def one_tcp(**flow) -> dict:
 
 
 @pytest.mark.parametrize("name, mutate", [
-    ("flows start after the end", lambda d: d["flows"][0].update(start="10s")),
+    # (Flows that start after the end were a case here: they are refused now, see below.)
     ("stop before start", lambda d: d["flows"][0].update(start="2s", stop="1s")),
     ("loss 1.0", lambda d: d["bottleneck"].update(impairment={"loss": {"bernoulli": 1.0}})),
     ("limit 1B", lambda d: d["bottleneck"].update(queue={"type": "drop_tail", "limit": "1B"})),
@@ -262,27 +262,52 @@ def test_a_run_where_no_flow_sends_reports_no_fairness_and_no_delay(name, mutate
 
 # ---- item 6: warn or refuse ------------------------------------------------------------------
 
-def test_rate_schedule_steps_after_the_end_warn_and_at_equal_times_refuse():
-    d = small_scenario()
-    d["bottleneck"]["rate_schedule"] = [{"at": "1s", "rate": "5Mbps"}, {"at": "9s", "rate": "1Mbps"}]
-    with pytest.warns(AqmlabWarning, match=r"^bottleneck.rate_schedule\[1\].at: 9s is at or after the end of the "
-                                           r"run \(4s\): 1 step\(s\) never apply"):
+def refused_at(d: dict) -> str:
+    with pytest.raises(ScenarioError) as e:
         Scenario.from_dict(d)
+    return str(e.value)
+
+
+def test_rate_schedule_steps_at_or_after_the_end_or_at_equal_times_refuse():
+    # A step at or after the end was a warning, where target_schedule's was an error.
+    d = small_scenario()
+    for at in ("9s", "4s"):
+        d["bottleneck"]["rate_schedule"] = [{"at": "1s", "rate": "5Mbps"}, {"at": at, "rate": "1Mbps"}]
+        assert refused_at(d) == (f"bottleneck.rate_schedule[1].at: {at} is at or after the end of the run (4s): "
+                                 "the change would never apply")
     d["bottleneck"]["rate_schedule"] = [{"at": "1s", "rate": "5Mbps"}, {"at": "1s", "rate": "1Mbps"}]
     with pytest.raises(ScenarioError, match=r"^bottleneck.rate_schedule\[1\].at: two steps at 1s: which rate applies "
                                             r"is ambiguous"):
         Scenario.from_dict(d)
 
 
-def test_overlapping_outages_refuse_and_outages_after_the_end_warn():
+def test_overlapping_outages_and_outages_after_the_end_refuse():
     d = small_scenario()
     d["bottleneck"]["impairment"] = {"outages": [["1s", "2s"], ["1500ms", "3s"]]}
     with pytest.raises(ScenarioError, match=r"^bottleneck.impairment.outages\[1\]: outages must be in time order and "
                                             r"must not overlap \(the previous one ends at 2s\)"):
         Scenario.from_dict(d)
+    # Once a warning: the outage never happened.
     d["bottleneck"]["impairment"] = {"outages": [["1s", "2s"], ["5s", "6s"]]}
-    with pytest.warns(AqmlabWarning, match=r"^bottleneck.impairment.outages\[1\]: starts at or after the end"):
-        Scenario.from_dict(d)
+    assert refused_at(d) == ("bottleneck.impairment.outages[1]: 5s is at or after the end of the run (4s): "
+                             "the outage would never happen")
+    d["bottleneck"]["impairment"] = {"outages": [["1s", "2s"], ["3s", "6s"]]}  # under way at the end: it happens
+    Scenario.from_dict(d)
+
+
+@pytest.mark.parametrize("start, message", [
+    ("10s", "flows[0].start: 10s is at or after the end of the run (4s): the group would never send"),
+    ("4s", "flows[0].start: 4s is at or after the end of the run (4s): the group would never send"),
+    ({"uniform": ["4s", "6s"]}, "flows[0].start: 4s is at or after the end of the run (4s): the group would never send"),
+    (["0s", "1s", "5s"], "flows[0].start[2]: 5s is at or after the end of the run (4s): that flow would never send"),
+])
+def test_flows_starting_at_or_after_the_end_refuse(start, message):
+    # Once a warning, and only when the whole group started late (one late flow of a list: nothing).
+    d = small_scenario()
+    d["flows"][0]["start"] = start
+    assert refused_at(d) == message
+    d["flows"][0]["start"] = {"uniform": ["3s", "6s"]}  # some of a range's draws fall within the run
+    Scenario.from_dict(d)
 
 
 @pytest.mark.parametrize("queue, path", [

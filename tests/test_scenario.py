@@ -94,6 +94,56 @@ def test_with_values_by_dotted_path():
         s.with_values({"flows[5].count": 1})
 
 
+def _written(name: str, values: dict) -> dict:
+    """The built-in scenario's file with ``values`` written into it, as a user would edit it."""
+    import tomllib
+
+    from aqmlab.scenario import BUILTIN_DIR, set_dotted
+
+    d = tomllib.loads((BUILTIN_DIR / f"{name}.toml").read_text())
+    for path, value in values.items():
+        set_dotted(d, path, value)
+    return d
+
+
+@pytest.mark.parametrize("values, differs", [
+    # The TCP profile: Linux's CUBIC rather than ns-2's NewReno.
+    ({"flows[0].profile": "linux"}, ("flows", 0, "cc")),
+    # The option given with it still overrides the new profile; the others are Linux's.
+    ({"flows[0].profile": "linux", "flows[0].cc": "newreno"}, ("flows", 0, "initial_cwnd")),
+    # The AQM profile: Linux's PIE (15 ms target) rather than the paper's (20 ms).
+    ({"bottleneck.queue.profile": "linux"}, ("bottleneck", "queue", "target")),
+    # A new bottleneck delay keeps the flows' rtt as written.
+    ({"bottleneck.delay": "40ms"}, ("flows", 0, "access_delay")),
+])
+def test_with_values_resolves_as_the_file_saying_them_would(values, differs):
+    # Once the values edited the resolved scenario, where the old profile had filled in every
+    # option: a new profile changed nothing else (`--set flows[0].profile=linux` kept NewReno).
+    base = Scenario.load("pie-base")
+    changed = base.with_values(values)
+    assert changed.resolved == Scenario.from_dict(_written("pie-base", values)).resolved
+
+    def field(s):
+        v = s.resolved
+        for k in differs:
+            v = v[k]
+        return v
+
+    assert field(changed) != field(base)
+    if "flows[0].cc" in values:
+        assert changed.resolved["flows"][0]["cc"] == "newreno"
+
+
+def test_an_option_the_file_gives_outlasts_a_new_profile():
+    written = _written("pie-base", {"flows[0].cc": "newreno", "bottleneck.queue.target": "20ms"})
+    s = Scenario.from_dict(written).with_values({"flows[0].profile": "linux", "bottleneck.queue.profile": "linux"})
+    assert s.resolved == Scenario.from_dict(_written("pie-base", {
+        "flows[0].cc": "newreno", "flows[0].profile": "linux", "bottleneck.queue.target": "20ms",
+        "bottleneck.queue.profile": "linux"})).resolved
+    flow, queue = s.resolved["flows"][0], s.resolved["bottleneck"]["queue"]
+    assert (flow["cc"], flow["initial_cwnd"], queue["target"], queue["tupdate"]) == ("newreno", 10, "20ms", "15ms")
+
+
 def test_builtin_scenarios_load():
     from aqmlab import builtin_scenarios
 

@@ -47,6 +47,17 @@ def test_the_resolved_form_loads_again():
     (lambda d: d["network"]["links"][0].update(rate="0bps"), "network.links[0].rate"),
     (lambda d: d["network"].update(bottleneck=["R0", "nowhere"]), "network.bottleneck: no router named 'nowhere'"),
     (lambda d: d["flows"][0].update(rtt="20ms"), "flows[0].rtt: 20ms is below twice the route's"),
+    # A link's schedules as the bottleneck's: once accepted without a word (the bottleneck's warned).
+    (lambda d: d["network"]["links"][1].update(rate_schedule=[{"at": "6s", "rate": "1Mbps"}]),
+     "network.links[1].rate_schedule[0].at: 6s is at or after the end of the run (6s): the change would never apply"),
+    (lambda d: d["network"]["links"][0].update(impairment={"outages": [["1s", "2s"], ["7s", "8s"]]}),
+     "network.links[0].impairment.outages[1]: 7s is at or after the end of the run (6s): the outage would never "
+     "happen"),
+    (lambda d: d["network"]["links"][0].update(impairment={"outages": [["1s", "3s"], ["2s", "4s"]]}),
+     "network.links[0].impairment.outages[1]: outages must be in time order and must not overlap"),
+    (lambda d: d["network"]["links"][0].update(rate_schedule=[{"at": "1s", "rate": "5Mbps"},
+                                                               {"at": "1s", "rate": "1Mbps"}]),
+     "network.links[0].rate_schedule[1].at: two steps at 1s: which rate applies is ambiguous"),
 ])
 def test_errors_name_the_field(change, message):
     d = parking()

@@ -97,6 +97,18 @@ def test_cli_refuses_before_building(tmp_path, capsys):
     assert "bottleneck.queue.type: no ns-3 counterpart" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv, message", [
+    # Each was taken and changed nothing: --only picks suite scenarios, and the suite's run as written.
+    (["pie-base", "--only", "pfifo-newreno"], "--only: applies only with --suite"),
+    (["--only", "pfifo-newreno"], "--only: applies only with --suite"),
+    (["--suite", "--set", "duration=5s"], "--set: applies only to one scenario"),
+])
+def test_options_of_the_other_mode_are_refused_before_anything_runs(argv, message, capsys):
+    assert main(["xval", *argv]) == 2
+    err = capsys.readouterr().err
+    assert f"aqmlab: error: {message}" in err and "Traceback" not in err
+
+
 # ---- bad environments -------------------------------------------------------------------------
 
 def test_missing_wheel_names_the_install_command(monkeypatch, capsys):

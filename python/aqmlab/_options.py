@@ -20,10 +20,17 @@ NEEDS_OUTPUT = "applies only with -o OUTDIR (without it nothing is written)"
 def refuse_given(args: Any, options: Iterable[str], reason: str) -> None:
     """Refuses the first of ``options`` (spelt as on the command line, ``--red-k``) that the
     parsed ``args`` hold a value for; ``reason`` says where it applies (``"applies only with
-    --simulate"``). A value is given when it is neither None nor False (flags default to False)."""
+    --simulate"``). A value is given when it is neither None nor False (flags default to False).
+    A ``--no-X`` that stores False into X's dest (``--traces``/``--no-traces``, X defaulting to
+    None) is given when X is False."""
     for option in options:
-        value = getattr(args, option.lstrip("-").replace("-", "_"))
-        if value is not None and value is not False:
+        dest = option.lstrip("-").replace("-", "_")
+        if dest.startswith("no_") and not hasattr(args, dest):
+            given = getattr(args, dest.removeprefix("no_")) is False
+        else:
+            value = getattr(args, dest)
+            given = value is not None and value is not False
+        if given:
             raise ScenarioError(option, reason)
 
 

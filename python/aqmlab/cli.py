@@ -137,11 +137,13 @@ def cmd_fluid(args) -> int:
 
 def cmd_bench(args) -> int:
     from . import _core, bench
+    from ._options import fill_defaults, refuse_given
 
     if args.vs_ns3:
         from .xval import Ns3Unavailable
         from .xval.suite import suite_names
 
+        fill_defaults(args, {"pairs": 3})
         for name in args.scenario:
             if name not in suite_names():
                 raise ScenarioError("scenario", f"--vs-ns3 runs scenarios of the xval suite: {', '.join(suite_names())}")
@@ -152,6 +154,7 @@ def cmd_bench(args) -> int:
         except Ns3Unavailable as e:
             raise ScenarioError("--vs-ns3", str(e)) from None
         return 0
+    refuse_given(args, ["--pairs"], "applies only with --vs-ns3 (the runs of each simulator)")
     known = [*_core.BENCH_SCENARIOS, *bench.SAVED]
     for name in args.scenario:
         if name not in known:
@@ -190,7 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("scenario", help="a scenario TOML file, or the name of a built-in one (see 'aqmlab scenarios')")
         sp.add_argument("--set", action="append", metavar="KEY=VALUE",
                         help="override a field by dotted path, e.g. --set bottleneck.rate=20Mbps "
-                             "--set 'flows[0].count=50' (repeatable)")
+                             "--set 'flows[0].count=50' (repeatable); the same as the file saying it: a new "
+                             "profile brings its defaults, under the options given")
         sp.add_argument("--seed", type=int, help="override the scenario's seed")
 
     r = sub.add_parser("run", help="simulate a scenario, print its summary, write results",
@@ -231,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--vs-ns3", action="store_true",
                    help="measure ns-3.44 on the same scenarios on this machine (needs the ns3 wheel: pip install "
                         "'aqmlab[ns3]'): interleaved pairs, each simulator's own run-loop timer, the ratio")
-    b.add_argument("--pairs", type=int, default=3, metavar="N", help="with --vs-ns3: runs of each side (default 3)")
+    b.add_argument("--pairs", type=int, default=None, metavar="N", help="with --vs-ns3: runs of each side (default 3)")
     b.set_defaults(func=cmd_bench)
 
     f = sub.add_parser("fluid", help="run a scenario through the fluid model (MGT) instead of packets",

@@ -19,5 +19,5 @@ class ScenarioError(ValueError):
 
 
 class AqmlabWarning(UserWarning):
-    """Input that is accepted but probably not what was meant (a rate step after the end of the
-    run), or a result that has nothing to measure (no flow sent in the measured window)."""
+    """Input that is accepted but probably not what was meant (a group's stop before some of its
+    flows' starts), or a result that has nothing to measure (no flow sent in the measured window)."""

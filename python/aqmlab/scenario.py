@@ -147,7 +147,7 @@ SIZE_DIST = Custom(_size_dist, _size_fmt, {"anyOf": [
 class RateStep:
     """A capacity change of the bottleneck, applied to both directions."""
 
-    at: int = spec(Duration(), "time of the change", sim="at_ns")
+    at: int = spec(Duration(), "time of the change, before the end of the run", sim="at_ns")
     rate: int = spec(Rate(), "the capacity from then on", sim="rate_bps")
 
 
@@ -168,7 +168,8 @@ class Impairment:
     mark: bool = spec(Bool(), "mark ECN-capable packets CE instead of dropping them", default=False,
                       sim="mark_instead")
     outages: list[tuple[int, int]] = spec(ListOf(OUTAGE, "[from, to] pairs"), "intervals during which every "
-                                          "packet is lost (in time order, not overlapping)", default=[], sim="outages")
+                                          "packet is lost (in time order, not overlapping, each starting before "
+                                          "the end of the run)", default=[], sim="outages")
 
 
 class _ImpairmentTable(Table):
@@ -323,7 +324,8 @@ class FlowGroup:
                                      default=None, sim="access_delay_ns")
     receiver_delay: int = spec(Duration(), "one-way delay of each receiver's access link", default="0s",
                                sim="receiver_delay_ns")
-    start: Dist = spec(_ANY_DURATION, "start time of each flow", default="0s", sim="start_ns")
+    start: Dist = spec(_ANY_DURATION, "start time of each flow, before the end of the run (of a range, its low "
+                       "end)", default="0s", sim="start_ns")
     stop: int | None = spec(Duration(), "time the group's flows stop sending (unset: the end of the run)",
                             default=None, sim="stop_ns")
     packet_size: int = spec(Size(lo=41, hi=65535), "a full data packet on the wire, headers included (more "
@@ -530,11 +532,12 @@ def _flow(g: TcpGroup | UdpGroup, path: str, index: int, b: Bottleneck, duration
         raise ScenarioError(f"{path}.packet_size", f"{g.packet_size} B exceeds bottleneck.mtu ({b.mtu} B)")
     if g.marker is not None:
         check_marker(g.marker, f"{path}.marker", g.count)
-    first_start = min(g.start.values())
-    if first_start >= duration:
-        _warn(f"{path}.start", f"{units.fmt_duration(first_start)} is at or after the end of the run "
-                               f"({units.fmt_duration(duration)}): the group never sends")
-    elif g.stop is not None and g.stop <= max(g.start.values()):
+    if g.start.each is not None:
+        for i, start in enumerate(g.start.each):
+            _before_end(start, f"{path}.start[{i}]", duration, "that flow would never send")
+    else:  # a range is refused only when all of it is past the end (some draws may fall before)
+        _before_end(min(g.start.values()), f"{path}.start", duration, "the group would never send")
+    if g.stop is not None and g.stop <= max(g.start.values()):
         _warn(f"{path}.stop", f"{units.fmt_duration(g.stop)} is not after every flow's start: "
                               "flows that start at or after it never send")
     flow = {**sim_table(g, FlowGroup)}
@@ -600,36 +603,38 @@ def _check_schedule(b: Bottleneck, duration: int) -> None:
         if b.target_schedule[i].at < b.target_schedule[i - 1].at:
             raise ScenarioError(f"bottleneck.target_schedule[{i}].at", "steps must be in time order")
     for i, step in enumerate(b.target_schedule):
-        if step.at >= duration:
-            end = units.fmt_duration(duration)
-            raise ScenarioError(f"bottleneck.target_schedule[{i}].at", f"{units.fmt_duration(step.at)} is at or after "
-                                                                       f"the end of the run ({end}): the change would "
-                                                                       "never apply")
-    steps = b.rate_schedule
+        _before_end(step.at, f"bottleneck.target_schedule[{i}].at", duration, "the change would never apply")
+    _check_link_schedule(b, "bottleneck", duration)
+
+
+def _check_link_schedule(link: Bottleneck | NetLink, path: str, duration: int) -> None:
+    """A link's capacity steps and outages: in time order, each starting before the end of the run."""
+    steps = link.rate_schedule
     for i in range(1, len(steps)):
         if steps[i].at < steps[i - 1].at:
-            raise ScenarioError(f"bottleneck.rate_schedule[{i}].at", "steps must be in time order")
+            raise ScenarioError(f"{path}.rate_schedule[{i}].at", "steps must be in time order")
         if steps[i].at == steps[i - 1].at:
-            raise ScenarioError(f"bottleneck.rate_schedule[{i}].at", f"two steps at {units.fmt_duration(steps[i].at)}: "
-                                                                     "which rate applies is ambiguous")
-    late = [i for i, s in enumerate(steps) if s.at >= duration]
-    if late:
-        _warn(f"bottleneck.rate_schedule[{late[0]}].at", f"{units.fmt_duration(steps[late[0]].at)} is at or after the "
-                                                         f"end of the run ({units.fmt_duration(duration)}): "
-                                                         f"{len(late)} step(s) never apply")
-    imp = b.impairment
-    if imp is None:
+            raise ScenarioError(f"{path}.rate_schedule[{i}].at", f"two steps at {units.fmt_duration(steps[i].at)}: "
+                                                                 "which rate applies is ambiguous")
+    for i, step in enumerate(steps):
+        _before_end(step.at, f"{path}.rate_schedule[{i}].at", duration, "the change would never apply")
+    if link.impairment is None:
         return
-    spans = imp.outages
+    spans = link.impairment.outages
     for i in range(1, len(spans)):
         if spans[i][0] < spans[i - 1][1]:
-            raise ScenarioError(f"bottleneck.impairment.outages[{i}]", "outages must be in time order and must not "
-                                                                        f"overlap (the previous one ends at "
-                                                                        f"{units.fmt_duration(spans[i - 1][1])})")
-    late = [i for i, (a, _) in enumerate(spans) if a >= duration]
-    if late:
-        _warn(f"bottleneck.impairment.outages[{late[0]}]", f"starts at or after the end of the run "
-                                                            f"({units.fmt_duration(duration)}): it never happens")
+            raise ScenarioError(f"{path}.impairment.outages[{i}]", "outages must be in time order and must not "
+                                                                   f"overlap (the previous one ends at "
+                                                                   f"{units.fmt_duration(spans[i - 1][1])})")
+    for i, (start, _) in enumerate(spans):
+        _before_end(start, f"{path}.impairment.outages[{i}]", duration, "the outage would never happen")
+
+
+def _before_end(t: int, path: str, duration: int, what: str) -> None:
+    """Refuses a time at or after the end of the run: what it schedules would never happen."""
+    if t >= duration:
+        raise ScenarioError(path, f"{units.fmt_duration(t)} is at or after the end of the run "
+                                  f"({units.fmt_duration(duration)}): {what}")
 
 
 def _warn(path: str, message: str) -> None:
@@ -742,6 +747,8 @@ def _parse(data: Json) -> tuple[dict[str, Any], dict[str, Any]]:
     if s.warmup >= s.duration:
         raise ScenarioError("warmup", f"must be shorter than duration ({units.fmt_duration(s.duration)})")
     _check_schedule(s.bottleneck, s.duration)
+    for i, link in enumerate(s.network.links if s.network is not None else []):
+        _check_link_schedule(link, f"network.links[{i}]", s.duration)
     window = s.traces.pcap_window
     if window is not None and window[1] > s.duration:
         raise ScenarioError("traces.pcap_window", f"ends at {units.fmt_duration(window[1])}, after the end of the run "
@@ -785,17 +792,27 @@ def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
                 node = node.setdefault(part, {})
 
 
+def with_values(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a scenario as written (a file's table) with fields replaced by dotted path."""
+    out = copy.deepcopy(data)
+    for dotted, value in values.items():
+        set_dotted(out, dotted, value)
+    return out
+
+
 @dataclass(frozen=True)
 class Scenario:
-    """A validated scenario: ``resolved`` (loadable, defaults written out) and ``sim_config``."""
+    """A validated scenario: ``resolved`` (loadable, defaults written out) and ``sim_config``;
+    ``given`` is the scenario as written, which :meth:`with_values` edits."""
 
     resolved: dict[str, Any]
     sim_config: dict[str, Any]
+    given: dict[str, Any] = dataclasses.field(compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Scenario:
         resolved, sim = _parse(copy.deepcopy(data))
-        return cls(resolved=resolved, sim_config=sim)
+        return cls(resolved=resolved, sim_config=sim, given=copy.deepcopy(data))
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
@@ -828,11 +845,11 @@ class Scenario:
         return str(self.resolved["name"])
 
     def with_values(self, values: dict[str, Any]) -> Scenario:
-        """A copy with fields replaced by dotted path: {'bottleneck.queue.target': '15ms'}."""
-        data = copy.deepcopy(self.resolved)
-        for dotted, value in values.items():
-            set_dotted(data, dotted, value)
-        return Scenario.from_dict(data)
+        """A copy with fields replaced by dotted path: {'bottleneck.queue.target': '15ms'}. The
+        values edit the scenario as written, which is then resolved again: the same as a file
+        saying them. A new TCP or queue profile fills in its own defaults, under the options
+        given explicitly; a new bottleneck delay keeps each flow's `rtt`."""
+        return Scenario.from_dict(with_values(self.given, values))
 
     def to_toml(self) -> str:
         import tomli_w

@@ -301,6 +301,24 @@ def test_cli_list_takes_the_ids_and_refuses_unknown_ones(capsys):
     assert "give experiment ids or --all, not both" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, message", [
+    # Each was taken and changed nothing: --list runs nothing, and --live its catalog seeds one at a time.
+    (["--list", "--quick"], "--quick: applies only without --list"),
+    (["--list", "pie13-", "--seeds", "3"], "--seeds: applies only without --list"),
+    (["--list", "-j", "2"], "--jobs: applies only without --list"),
+    (["--list", "-o", "out/reproduce"], "--output: applies only without --list"),
+    (["--live", "--list", "--quick"], "--quick: applies only without --list"),
+    (["--live", "pie13-fig10", "--seeds", "2"], "--seeds: applies only without --live"),
+    (["--live", "pie13-fig10", "-j", "2"], "--jobs: applies only without --live"),
+])
+def test_cli_refuses_options_that_would_change_nothing(argv, message, capsys):
+    from aqmlab.cli import main
+
+    assert main(["reproduce", *argv]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and f"aqmlab: error: {message}" in out.err
+
+
 def test_cli_runs_one_experiment_and_writes_the_report(tmp_path, capsys):
     args = _parser().parse_args(["reproduce", "pie13-fig6", "--quick", "-o", str(tmp_path)])
     assert args.func(args) == 0

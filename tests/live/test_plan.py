@@ -142,6 +142,18 @@ def test_spin_out_of_range_is_refused_before_anything_is_built(spin, capsys):
     (["pie-base", "--rates", "1Gbps"], "--rates: applies only with --bench"),
     (["--cleanup", "--bench-duration", "2s"], "--bench-duration: applies only with --bench"),
     (["pie-base", "--no-realtime", "--rt-priority", "20"], "--rt-priority: applies only without --no-realtime"),
+    # --bench runs its own scenarios and --cleanup none: a scenario, its options and the router's were ignored.
+    (["pie-base", "--bench"], "scenario: applies only without --bench"),
+    (["--bench", "--compare"], "--compare: applies only without --bench"),
+    (["--bench", "-o", "out/live"], "--output: applies only without --bench"),
+    (["--bench", "--no-plots"], "--no-plots: applies only without --bench"),
+    (["--bench", "--set", "duration=5s"], "--set: applies only without --bench"),
+    (["pie-base", "--cleanup"], "scenario: applies only without --cleanup"),
+    (["--cleanup", "--compare"], "--compare: applies only without --cleanup"),
+    (["--cleanup", "-o", "out/live"], "--output: applies only without --cleanup"),
+    (["--cleanup", "--bench"], "--bench: applies only without --cleanup"),
+    (["--cleanup", "--spin", "10"], "--spin: applies only without --cleanup"),
+    (["--cleanup", "--no-realtime"], "--no-realtime: applies only without --cleanup"),
 ])
 def test_options_of_another_mode_are_refused(argv, message, capsys):
     from aqmlab.cli import main

@@ -62,6 +62,25 @@ def test_missing_sweep_file_and_conflicting_backends(tmp_path, capsys):
     assert e.value.code == 2
 
 
+@pytest.mark.parametrize("mode, extra, message", [
+    # Each was taken and changed nothing: --list and --collect run nothing (--collect does plot).
+    (["--list"], ["--plot", "utilization"], "--plot: applies only without --list"),
+    (["--list"], ["--collect"], "--collect: applies only without --list"),
+    (["--list"], ["--workers", "2"], "--workers: applies only without --list"),
+    (["--list"], ["--dask", "local"], "--dask: applies only without --list"),
+    (["--list"], ["--traces"], "--traces: applies only without --list"),
+    (["--collect"], ["--no-traces"], "--no-traces: applies only to running the sweep"),
+    (["--collect"], ["--workers", "2"], "--workers: applies only to running the sweep"),
+    (["--collect"], ["--ray"], "--ray: applies only to running the sweep"),
+    (["--collect"], ["-q"], "--quiet: applies only to running the sweep"),
+])
+def test_options_of_a_run_are_refused_with_list_or_collect(tmp_path, capsys, mode, extra, message):
+    path = write_sweep(tmp_path / "s.toml", SMALL)
+    assert main([str(path), "-o", str(tmp_path / "store"), *mode, *extra]) == 2
+    assert capsys.readouterr().err.startswith(f"aqmlab: error: {message}")
+    assert not (tmp_path / "store").exists()
+
+
 def test_list_run_collect_and_plot(tmp_path, capsys):
     path = write_sweep(tmp_path / "s.toml", SMALL)
     store = tmp_path / "store"

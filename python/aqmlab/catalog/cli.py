@@ -12,13 +12,28 @@ import sys
 import time
 
 
+# The defaults of the options that only a run reads (see aqmlab._options).
+_RUN_DEFAULTS = {"output": os.path.join("out", "reproduce"), "jobs": 1}
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    from .._options import fill_defaults, refuse_given
+    from ..cli import _check_output_dir
     from . import registry, report
     from .runner import run_experiments
 
     if args.all and args.ids:
         print("aqmlab reproduce: give experiment ids or --all, not both", file=sys.stderr)
         return 2
+    if args.list:
+        refuse_given(args, ["--quick", "--seeds", "--jobs", "--output"], "applies only without --list (--list "
+                                                                           "runs nothing and writes nothing)")
+    if args.live:
+        refuse_given(args, ["--seeds", "--jobs"], "applies only without --live (--live takes the catalog's seeds "
+                                                  "and runs one at a time)")
+    fill_defaults(args, _RUN_DEFAULTS)
+    if not args.list:
+        _check_output_dir("--output", args.output)  # the default too, as main() checks a given one
     if args.live:
         from ..live.reproduce import cmd_reproduce_live
 
@@ -78,11 +93,13 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="shortened runs (what the test suite uses, with 2 null-control seeds instead of 5); "
                         "their verdicts are those the catalog expects of quick runs")
     p.add_argument("--seeds", type=_jobs, default=None, metavar="N",
-                   help="seeds per experiment (default 5); fewer make the verdicts less robust")
-    p.add_argument("-o", "--output", metavar="OUTDIR", default=os.path.join("out", "reproduce"),
+                   help="seeds per experiment (default 5); fewer make the verdicts less robust (not with "
+                        "--live)")
+    p.add_argument("-o", "--output", metavar="OUTDIR", default=None,
                    help="directory for report.html and results.json (default: out/reproduce)")
-    p.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
-                   help="runs (one seed of one experiment) in parallel, one process each (default: 1)")
+    p.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                   help="runs (one seed of one experiment) in parallel, one process each (default: 1; not "
+                        "with --live)")
     p.add_argument("--live", action="store_true",
                    help="run the experiments that have a live form (the PIE paper's testbed, Figs. 10-11) on "
                         "real Linux TCP through aqmlab's router, next to the simulation (needs root; see "

@@ -22,13 +22,13 @@ from .plan import LivePlan, plan
 # Imported on first use: registering `aqmlab live` must not import the scenario model or the
 # driver, and results need pandas (issue 22).
 __getattr__, __dir__ = exports(__name__, {
-    "run": "entry", "clean": "entry", "load_raw": "entry", "with_values": "entry", "Options": "driver",
+    "run": "entry", "clean": "entry", "load_raw": "entry", "with_values": ".scenario", "Options": "driver",
     "LiveResult": "result", "LiveError": "system", "PrivilegeError": "system", "Scenario": ".scenario"})
 
 if TYPE_CHECKING:
-    from ..scenario import Scenario
+    from ..scenario import Scenario, with_values
     from .driver import Options
-    from .entry import clean, load_raw, run, with_values
+    from .entry import clean, load_raw, run
     from .result import LiveResult
     from .system import LiveError, PrivilegeError
 

@@ -10,7 +10,10 @@ from ..errors import ScenarioError
 
 DEFAULT_RT_PRIORITY = 20
 # The defaults of the options that apply in one mode only (see aqmlab._options).
-_MODE_DEFAULTS = {"rt_priority": DEFAULT_RT_PRIORITY, "rates": "10Mbps,100Mbps,1Gbps", "bench_duration": "5s"}
+_MODE_DEFAULTS = {"rt_priority": DEFAULT_RT_PRIORITY, "rates": "10Mbps,100Mbps,1Gbps", "bench_duration": "5s",
+                  "spin": 0.0}
+# What only the run of a scenario reads: --bench runs its own, --cleanup none.
+_SCENARIO_OPTIONS = ["scenario", "--set", "--seed", "--output", "--no-plots", "--quiet", "--compare"]
 # The longest busy-poll window: a second already spins through any gap between a run's packets,
 # and the bound keeps the router's nanosecond window far from overflow.
 MAX_SPIN_US = 1e6
@@ -64,6 +67,12 @@ def _live(args) -> int:
     from .system import require_privileges
 
     # Before the privileges are checked: these need none to be found wrong.
+    if args.cleanup:
+        refuse_given(args, ["--bench", *_SCENARIO_OPTIONS, "--rt-priority", "--no-realtime", "--spin"],
+                     "applies only without --cleanup (it only removes the namespaces of killed runs)")
+    elif args.bench:
+        refuse_given(args, _SCENARIO_OPTIONS, "applies only without --bench (it runs its own scenarios, set by "
+                                              "--rates and --bench-duration)")
     if not args.output:
         refuse_given(args, ["--no-plots"], NEEDS_OUTPUT)
     if not args.bench:
@@ -127,13 +136,15 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--rt-priority", type=int, default=None, choices=range(1, 100), metavar="1-99",
                    help=f"SCHED_FIFO priority of the router (default {DEFAULT_RT_PRIORITY})")
     p.add_argument("--no-realtime", action="store_true", help="run the router at normal priority")
-    p.add_argument("--spin", type=_spin_us, default=0.0, metavar="US",
+    p.add_argument("--spin", type=_spin_us, default=None, metavar="US",
                    help=f"busy-poll when the router's next event is closer than US microseconds, 0 to "
                         f"{MAX_SPIN_US:g} (default 0: always sleep)")
     p.add_argument("--cleanup", action="store_true",
-                   help="only remove namespaces left by live runs that were killed, and exit")
+                   help="only remove namespaces left by live runs that were killed, and exit (alone: no "
+                        "scenario or other option)")
     p.add_argument("--bench", action="store_true",
-                   help="benchmark the router: send lateness percentiles and CPU per link rate")
+                   help="benchmark the router: send lateness percentiles and CPU per link rate (no scenario, "
+                        "--compare or -o)")
     p.add_argument("--rates", default=None,
                    help=f"link rates of --bench (comma-separated; default {_MODE_DEFAULTS['rates']})")
     p.add_argument("--bench-duration", default=None,

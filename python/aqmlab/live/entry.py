@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ScenarioError
-from ..scenario import BUILTIN_DIR, read_toml, set_dotted
+from ..scenario import BUILTIN_DIR, read_toml
 from .driver import Options
 from .plan import plan
 
@@ -25,13 +24,6 @@ def load_raw(name_or_path: str | Path) -> dict:
             raise ScenarioError("", f"no scenario file '{name_or_path}' and no built-in scenario of that name")
     # The same reading as `aqmlab run`'s: a directory or a binary file is an error naming it.
     return read_toml(p)
-
-
-def with_values(raw: dict, values: dict) -> dict:
-    out = copy.deepcopy(raw)
-    for dotted, value in values.items():
-        set_dotted(out, dotted, value)
-    return out
 
 
 def run(scenario: dict | str | Path, opts: Options | None = None, *, progress: bool | None = None,

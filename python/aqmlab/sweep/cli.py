@@ -74,10 +74,12 @@ def register(subparsers) -> None:
                         help="keep each run's traces in STORE/runs/<run key>/ (overrides the sweep file)")
     traces.add_argument("--no-traces", dest="traces", action="store_false", help="do not keep traces")
     p.add_argument("--collect", action="store_true",
-                   help="run nothing: rebuild STORE/summary.parquet from the finished runs' records")
+                   help="run nothing: rebuild STORE/summary.parquet from the finished runs' records (with "
+                        "--plot: and plot them; the options of a run are refused)")
     p.add_argument("--list", action="store_true",
                    help="run nothing: validate the sweep and list its runs (point, replication, seed, "
-                        "run key, values) with their state in the store")
+                        "run key, values) with their state in the store (alone: --collect, --plot and "
+                        "the options of a run are refused)")
     p.add_argument("--plot", metavar="METRIC", action="append",
                    help=f"write STORE/plots/: curves over the first axis with 95%% confidence intervals and "
                         f"a heat map over the first two axes (repeatable; metrics: "
@@ -102,11 +104,21 @@ def _store_dir(args, sweep) -> Path:
     return Path(f"{sweep.name}-results")
 
 
+# What only running the sweep reads: --list and --collect run nothing.
+_RUN_OPTIONS = ["--traces", "--no-traces", "--workers", "--dask", "--ray", "--quiet"]
+
+
 def _sweep(args) -> int:
+    from .._options import refuse_given
     from .runner import print_failures, run_sweep
     from .spec import Sweep
     from .store import Store
 
+    if args.list:
+        refuse_given(args, ["--collect", "--plot", *_RUN_OPTIONS], "applies only without --list (--list runs nothing "
+                                                                    "and writes nothing)")
+    if args.collect:
+        refuse_given(args, _RUN_OPTIONS, "applies only to running the sweep (--collect runs nothing)")
     for metric in args.plot or []:
         if metric not in METRICS + FLOW_METRICS:
             raise ScenarioError("--plot", f"unknown metric {metric!r} (accepted: {', '.join(METRICS + FLOW_METRICS)})")

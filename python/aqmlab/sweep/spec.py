@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ScenarioError
-from ..scenario import BUILTIN_DIR, Scenario, builtin_scenarios, read_toml, set_dotted
+from ..scenario import BUILTIN_DIR, Scenario, builtin_scenarios, read_toml, with_values
 
 _MASK64 = (1 << 64) - 1
 # The largest sweep accepted: its manifest and plan stay in memory and on disk as JSON.
@@ -175,7 +175,7 @@ class Sweep:
         if not isinstance(fixed, dict):
             raise ScenarioError("set", f"expected a table of field paths to values, got {fixed!r}")
         try:
-            base_data = _with_values(base_data, _flatten_set(fixed))
+            base_data = with_values(base_data, _flatten_set(fixed))
             base = Scenario.from_dict(base_data)
         except ScenarioError as e:
             raise _under("set", e) from None
@@ -280,7 +280,7 @@ class Sweep:
 
     def scenario(self, values: dict) -> Scenario:
         """The base with ``values`` ({dotted path: value}) set, validated."""
-        return Scenario.from_dict(_with_values(self.base_data, values))
+        return Scenario.from_dict(with_values(self.base_data, values))
 
     def _check_values(self) -> None:
         """Each group's values against the base, index by index, so the error names the axis and
@@ -322,13 +322,6 @@ def _flatten_set(table: dict, prefix: str = "") -> dict:
             out.update(_flatten_set(value, f"{prefix}{key}."))
         else:
             out[f"{prefix}{key}"] = value
-    return out
-
-
-def _with_values(data: dict, values: dict) -> dict:
-    out = copy.deepcopy(data)
-    for path, value in values.items():
-        set_dotted(out, path, value)
     return out
 
 

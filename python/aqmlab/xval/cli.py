@@ -9,6 +9,7 @@ from ..errors import ScenarioError
 
 
 def cmd_xval(args) -> int:  # type: ignore[no-untyped-def]
+    from .._options import refuse_given
     from . import BuildError, Ns3Unavailable
     from . import run as xval_run
     from .suite import run_suite
@@ -17,9 +18,11 @@ def cmd_xval(args) -> int:  # type: ignore[no-untyped-def]
         if args.suite:
             if args.scenario:
                 raise ScenarioError("--suite", "give either a scenario or --suite, not both")
+            refuse_given(args, ["--set"], "applies only to one scenario (the suite's scenarios run as written)")
             table, ok = run_suite(Path(args.output or "xval-suite"), seeds=args.seeds, only=args.only)
             print(table)
             return 0 if ok else 1
+        refuse_given(args, ["--only"], "applies only with --suite (it picks the suite's scenarios)")
         if not args.scenario:
             raise ScenarioError("scenario", "give a scenario file or built-in name, or --suite")
         from ..cli import _load
