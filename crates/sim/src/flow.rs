@@ -67,7 +67,7 @@ pub struct FlowStats {
 /// - line 3: the endpoint's tag and the start of the receiver, line 4 the rest of it; a data
 ///   segment's delivery reads lines 0, 1, 3 and 4;
 /// - lines 5 on: the sender, whose fields every ACK reads come first ([`TcpSender`]); an
-///   ACK's delivery reads lines 0, 1, 3 and the sender's first seven.
+///   ACK's delivery reads lines 0, 1, 3 and the sender's first nine (lines 5 to 13).
 ///
 /// The fields' order and sizes place them so (the tests check the offsets).
 #[repr(C, align(64))]
@@ -217,5 +217,8 @@ mod tests {
         assert_eq!(rx_at + size_of::<TcpReceiver>(), endpoint + Endpoint::TAG_AND_RECEIVER_BYTES);
         assert_eq!((rx_at + size_of::<TcpReceiver>() - 1) / LINE, 4, "the receiver ends in line 4");
         assert_eq!(tx_at, 5 * LINE, "the sender starts line 5");
+        assert_eq!((tx_at + TcpSender::ACK_READS_BYTES - 1) / LINE, 13, "an ACK reads the sender's lines 5 to 13");
+        // A regression pin of the size the docs quote (docs/speed.md, README): 16 lines.
+        assert_eq!(size_of::<Flow>(), 16 * LINE);
     }
 }

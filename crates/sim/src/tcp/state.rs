@@ -239,6 +239,9 @@ mod tests {
         assert_eq!(t.due(25), Some(Timer::Reorder));
         let only_rto = Timers { rto: Deadline::at(30), ..Timers::default() };
         assert_eq!(only_rto.due(30), Some(Timer::Rto));
+        // None armed: no deadline, nothing due even at the end of time (the sentinel is not a
+        // deadline).
+        assert_eq!((Timers::default().next(), Timers::default().due(Nanos::MAX)), (None, None));
     }
 
     #[test]
