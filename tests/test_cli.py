@@ -78,6 +78,23 @@ def test_set_profile_resolves_as_the_file_saying_it_would(cmd, tmp_path):
     assert (got["flows"][0]["cc"], got["bottleneck"]["queue"]["target"]) == ("cubic", "15ms")
 
 
+@pytest.mark.parametrize("sets, table, want", [
+    (["bottleneck.reverse_queue.limit=500p"], ("bottleneck", "reverse_queue"), {"type": "drop_tail", "limit": "500p"}),
+    (["access.rate=100Mbps", "access.queue.limit=50p"], ("access",),
+     {"rate": "100Mbps", "overhead": "0B", "device_queue": 0, "queue": {"type": "drop_tail", "limit": "50p"}}),
+])
+def test_set_inside_a_table_the_file_leaves_out_keeps_its_default(sets, table, want):
+    # Once `error: bottleneck.reverse_queue.type: is required`: the table started empty.
+    import tomllib
+
+    out = aqmlab("validate", "pie-base", *[a for s in sets for a in ("--set", s)])
+    assert out.returncode == 0, out.stderr
+    got = tomllib.loads(out.stdout)
+    for key in table:
+        got = got[key]
+    assert got == want
+
+
 def test_bad_scenario_is_a_clear_error(tmp_path):
     p = tmp_path / "bad.toml"
     d = small_scenario()

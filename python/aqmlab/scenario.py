@@ -768,12 +768,18 @@ def _parse(data: Json) -> tuple[dict[str, Any], dict[str, Any]]:
     return fmt_table(s), sim
 
 
-def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
-    """Sets 'bottleneck.queue.target' or 'flows[0].count' in a nested dict."""
+def _path_parts(dotted: str) -> list[str]:
+    """'flows[0].count' -> ['flows', '[0]', 'count']; anything else than such a path is an error."""
     if not isinstance(dotted, str) or not re.fullmatch(r"[^.\[\]]+(\[\d+\])*(\.[^.\[\]]+(\[\d+\])*)*", dotted):
         raise ScenarioError(str(dotted), "expected a dotted field path like 'bottleneck.rate' or 'flows[0].count'")
+    return re.findall(r"[^.\[\]]+|\[\d+\]", dotted)
+
+
+def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Sets 'bottleneck.queue.target' or 'flows[0].count' in a nested dict (a table missing on the
+    way is created empty)."""
     node: Any = data
-    parts = re.findall(r"[^.\[\]]+|\[\d+\]", dotted)
+    parts = _path_parts(dotted)
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
         if part.startswith("["):
@@ -792,10 +798,50 @@ def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
                 node = node.setdefault(part, {})
 
 
+def _table_class(kind: Any, node: Json) -> type | None:
+    """The schema class of a table written as ``node`` for a field of ``kind`` (None: not a table
+    of the schema, e.g. a queue table, whose defaults its profile fills in)."""
+    if isinstance(kind, Table):
+        return kind.cls
+    if isinstance(kind, Tagged) and isinstance(node, dict):
+        tag = node.get(kind.tag, kind.default)
+        return kind.variants.get(tag) if isinstance(tag, str) else None
+    return None
+
+
+def _enter_written(data: dict[str, Any], parts: list[str]) -> tuple[Json, type | None]:
+    """Walks a scenario as written along a field path, but for its last part, with the schema
+    beside it. A table of the schema that the path enters and the scenario leaves out is written
+    in as its default (``bottleneck.reverse_queue = {type = "drop_tail", limit = "100000p"}``,
+    ``access = {}``), so that a value set inside it keeps the rest of the default, as it did in
+    the resolved scenario. Returns the table holding the last part and its schema class (None
+    where the walk leaves the schema or the scenario)."""
+    node: Json = data
+    kind: Any = Table(ScenarioSpec)
+    for part in parts[:-1]:
+        if part.startswith("["):
+            idx = int(part[1:-1])
+            if not isinstance(node, list) or idx >= len(node):
+                return None, None
+            node, kind = node[idx], getattr(kind, "item", None)
+            continue
+        cls = _table_class(kind, node)
+        field = dict(fields_of(cls)).get(part) if cls is not None else None
+        if field is None or not isinstance(node, dict):
+            return None, None
+        if part not in node and isinstance(field.default, dict):
+            node[part] = copy.deepcopy(field.default)
+        node, kind = node.get(part), field.kind
+    return node, _table_class(kind, node)
+
+
 def with_values(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a scenario as written (a file's table) with fields replaced by dotted path."""
+    """A copy of a scenario as written (a file's table) with fields replaced by dotted path, as
+    the file saying them would be. A table the scenario leaves out starts as its default, not
+    empty (``bottleneck.reverse_queue.limit`` keeps the drop-tail type)."""
     out = copy.deepcopy(data)
     for dotted, value in values.items():
+        _enter_written(out, _path_parts(dotted))
         set_dotted(out, dotted, value)
     return out
 
