@@ -177,6 +177,28 @@ def test_a_value_inside_a_listed_table_the_file_leaves_out_keeps_its_default():
     assert link["reverse_queue"] == {"type": "drop_tail", "limit": "500p"}
 
 
+@pytest.mark.parametrize("flow, values, want", [
+    # The file gives rtt; a new access delay replaces it (25 ms of the bottleneck's stay).
+    ({"rtt": "100ms"}, {"flows[0].access_delay": "10ms"}, "10ms"),
+    # The file gives access_delay; a new round trip replaces it: 100 ms = 2 (25 + 25) ms.
+    ({"access_delay": "10ms"}, {"flows[0].rtt": "100ms"}, "25ms"),
+    # A UDP group likewise.
+    ({"type": "udp", "rate": "1Mbps", "rtt": "100ms"}, {"flows[0].access_delay": "5ms"}, "5ms"),
+])
+def test_rtt_and_access_delay_set_replace_each_other(flow, values, want):
+    # Once `flows[0].rtt: give exactly one of 'rtt' or 'access_delay'`, naming a field not set.
+    d = _written("pie-base", {})
+    d["flows"][0] = {"type": "tcp", **flow}
+    s = Scenario.from_dict(d).with_values(values)
+    assert s.resolved["flows"][0]["access_delay"] == want
+    assert s.given["flows"][0].keys() - {"type", "rate"} == {next(iter(values)).removeprefix("flows[0].")}
+
+
+def test_rtt_and_access_delay_both_set_are_refused():
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.rtt: give exactly one of 'rtt'"):
+        Scenario.load("pie-base").with_values({"flows[0].rtt": "80ms", "flows[0].access_delay": "10ms"})
+
+
 def test_builtin_scenarios_load():
     from aqmlab import builtin_scenarios
 

@@ -315,6 +315,9 @@ MAX_GROUP_FLOWS = 1_000_000
 class FlowGroup:
     """A group of identical flows (same transport, same schedule)."""
 
+    # Two ways of giving one quantity: one set by `with_values` replaces the other as written.
+    ONE_OF: ClassVar[tuple[str, ...]] = ("rtt", "access_delay")
+
     name: str | None = spec(Str(), "the group's name in results (unset: its type and index, e.g. `tcp0`)",
                             default=None, sim="name")
     count: int = spec(Int(1, MAX_GROUP_FLOWS), "flows in the group", default=1, sim="count")
@@ -838,11 +841,19 @@ def _enter_written(data: dict[str, Any], parts: list[str]) -> tuple[Json, type |
 def with_values(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     """A copy of a scenario as written (a file's table) with fields replaced by dotted path, as
     the file saying them would be. A table the scenario leaves out starts as its default, not
-    empty (``bottleneck.reverse_queue.limit`` keeps the drop-tail type)."""
+    empty (``bottleneck.reverse_queue.limit`` keeps the drop-tail type), and a value for one of
+    two ways of giving one quantity (a flow's ``rtt`` or ``access_delay``) replaces the other,
+    unless ``values`` gives both."""
     out = copy.deepcopy(data)
     for dotted, value in values.items():
-        _enter_written(out, _path_parts(dotted))
+        holder, cls = _enter_written(out, _path_parts(dotted))
         set_dotted(out, dotted, value)
+        parent, _, key = dotted.rpartition(".")
+        pair = getattr(cls, "ONE_OF", ())
+        if key in pair:
+            for other in pair:
+                if other != key and f"{parent}.{other}" not in values:
+                    holder.pop(other, None)
     return out
 
 
