@@ -95,6 +95,15 @@ def test_set_inside_a_table_the_file_leaves_out_keeps_its_default(sets, table, w
     assert got == want
 
 
+def test_set_profile_on_a_saved_scenario_warns_that_it_sets_nothing(tmp_path):
+    saved = aqmlab("validate", "pie-base")
+    (tmp_path / "scenario.toml").write_text(saved.stdout)
+    out = aqmlab("validate", tmp_path / "scenario.toml", "--set", 'flows[0].profile="linux"')
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == saved.stdout.replace('profile = "ns2-sack"', 'profile = "linux"')
+    assert "aqmlab: warning: flows[0].profile: 'linux' sets none of its defaults" in out.stderr
+
+
 def test_bad_scenario_is_a_clear_error(tmp_path):
     p = tmp_path / "bad.toml"
     d = small_scenario()

@@ -1,6 +1,7 @@
 """Scenario validation: every error names its field and what is accepted."""
 
 import copy
+import re
 
 import pytest
 
@@ -197,6 +198,35 @@ def test_rtt_and_access_delay_set_replace_each_other(flow, values, want):
 def test_rtt_and_access_delay_both_set_are_refused():
     with pytest.raises(ScenarioError, match=r"flows\[0\]\.rtt: give exactly one of 'rtt'"):
         Scenario.load("pie-base").with_values({"flows[0].rtt": "80ms", "flows[0].access_delay": "10ms"})
+
+
+@pytest.mark.parametrize("edit, table, profile", [
+    # Every TCP option written out: Linux's CUBIC, window and RTO clock are all overridden.
+    ({}, ("flows", 0), "linux"),
+    # ns-3's PIE written out: the RFC's defaults differ only in options it gives.
+    ({"bottleneck.queue.profile": "ns3"}, ("bottleneck", "queue"), "rfc"),
+])
+def test_a_new_profile_on_a_saved_scenario_warns_that_it_sets_nothing(edit, table, profile):
+    # A saved scenario.toml (`run -o`) writes every option out: a new profile then changed no
+    # option, silently.
+    saved = Scenario.from_dict(Scenario.load("pie-base").with_values(edit).resolved)
+    path = "flows[0].profile" if table[0] == "flows" else "bottleneck.queue.profile"
+    with pytest.warns(aqmlab.AqmlabWarning, match=rf"^{re.escape(path)}: '{profile}' sets none of its defaults"):
+        changed = saved.with_values({path: profile})
+
+    def options(s):
+        t = s.resolved
+        for key in table:
+            t = t[key]
+        return {k: v for k, v in t.items() if k != "profile"}
+
+    assert options(changed) == options(saved)
+
+
+def test_a_profile_that_sets_its_defaults_or_stays_is_not_warned():
+    # pytest turns warnings into errors (pyproject.toml): these must emit none.
+    Scenario.load("pie-base").with_values({"flows[0].profile": "linux", "bottleneck.queue.profile": "rfc"})
+    Scenario.from_dict(Scenario.load("pie-base").resolved).with_values({"flows[0].profile": "ns2-sack"})
 
 
 def test_builtin_scenarios_load():

@@ -23,6 +23,14 @@ import warnings  # noqa: E402
 from .errors import AqmlabWarning, ScenarioError  # noqa: E402
 
 
+# What --set does, for every command that edits a scenario with Scenario.with_values.
+SET_HELP = ("override a field by dotted path, e.g. --set bottleneck.rate=20Mbps --set 'flows[0].count=50' "
+            "(repeatable), as the file saying it would: a table the file leaves out starts from its default; a new "
+            "profile brings its defaults under the options written or set (a saved, resolved scenario.toml writes "
+            "them all: a warning says when it brings none); a flow's rtt stays the round trip, so a new "
+            "bottleneck.delay changes its access delay; rtt and access_delay each replace the other")
+
+
 def _parse_set(items: list[str]) -> dict:
     """--set key=value: the value is read as TOML when it parses ('3', 'true', '"x"'), else as a string."""
     values = {}
@@ -191,10 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def scenario_args(sp):
         sp.add_argument("scenario", help="a scenario TOML file, or the name of a built-in one (see 'aqmlab scenarios')")
-        sp.add_argument("--set", action="append", metavar="KEY=VALUE",
-                        help="override a field by dotted path, e.g. --set bottleneck.rate=20Mbps "
-                             "--set 'flows[0].count=50' (repeatable); the same as the file saying it: a new "
-                             "profile brings its defaults, under the options given")
+        sp.add_argument("--set", action="append", metavar="KEY=VALUE", help=SET_HELP)
         sp.add_argument("--seed", type=int, help="override the scenario's seed")
 
     r = sub.add_parser("run", help="simulate a scenario, print its summary, write results",

@@ -801,6 +801,13 @@ def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
                 node = node.setdefault(part, {})
 
 
+def _get_dotted(data: Json, dotted: str) -> Json:
+    """The value at a dotted path of a resolved scenario (which holds every field)."""
+    for part in _path_parts(dotted):
+        data = data[int(part[1:-1])] if part.startswith("[") else data[part]
+    return data
+
+
 def _table_class(kind: Any, node: Json) -> type | None:
     """The schema class of a table written as ``node`` for a field of ``kind`` (None: not a table
     of the schema, e.g. a queue table, whose defaults its profile fills in)."""
@@ -904,9 +911,15 @@ class Scenario:
     def with_values(self, values: dict[str, Any]) -> Scenario:
         """A copy with fields replaced by dotted path: {'bottleneck.queue.target': '15ms'}. The
         values edit the scenario as written, which is then resolved again: the same as a file
-        saying them. A new TCP or queue profile fills in its own defaults, under the options
-        given explicitly; a new bottleneck delay keeps each flow's `rtt`."""
-        return Scenario.from_dict(with_values(self.given, values))
+        saying them (see :func:`with_values`). A new TCP or queue profile fills in its own
+        defaults, under the options given explicitly (a warning says so when it fills in none);
+        a new bottleneck delay keeps each flow's `rtt`, the round trip, and changes its access
+        delay."""
+        changed = Scenario.from_dict(with_values(self.given, values))
+        for dotted in values:
+            if dotted.rpartition(".")[2] == "profile":
+                _warn_if_profile_sets_nothing(self.given, values, dotted, changed.resolved)
+        return changed
 
     def to_toml(self) -> str:
         import tomli_w
@@ -915,6 +928,27 @@ class Scenario:
 
     def sim_json(self) -> str:
         return json.dumps(self.sim_config)
+
+
+def _warn_if_profile_sets_nothing(given: dict[str, Any], values: dict[str, Any], dotted: str,
+                                  resolved: dict[str, Any]) -> None:
+    """Warns when the profile that ``values`` set at ``dotted`` changes no option of its table:
+    the scenario gives explicitly every option in which the new profile's defaults differ from
+    the old one's, as a saved scenario.toml gives every option."""
+    table = dotted.rpartition(".")[0]
+    try:
+        with warnings.catch_warnings():   # the scenario's own warnings come once, from `resolved`
+            warnings.simplefilter("ignore")
+            before = _get_dotted(Scenario.from_dict(with_values(
+                given, {k: v for k, v in values.items() if k != dotted})).resolved, table)
+    except ScenarioError:
+        return   # the other values are valid only with the new profile: it changes something
+    after = _get_dotted(resolved, table)
+    old, new = before.get("profile"), after.get("profile")
+    if old != new and {**before, "profile": new} == after:
+        _warn(dotted, f"{new!r} sets none of its defaults: the scenario gives explicitly every option in "
+                      f"which they differ from those of {old!r} (a saved, resolved scenario.toml gives every "
+                      f"option); leave those out to take the defaults of {new!r}")
 
 
 def read_toml(path: Path, where: str = "") -> dict[str, Any]:
