@@ -104,6 +104,14 @@ def test_set_profile_on_a_saved_scenario_warns_that_it_sets_nothing(tmp_path):
     assert "aqmlab: warning: flows[0].profile: 'linux' sets none of its defaults" in out.stderr
 
 
+def test_fluid_refuses_a_seed():
+    # Once accepted and ignored: the fluid model draws nothing.
+    out = aqmlab("fluid", "pie-base", "--seed", "3")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith("aqmlab: error: --seed: applies only to packet-level runs (the fluid model has no "
+                                 "randomness")
+
+
 def test_bad_scenario_is_a_clear_error(tmp_path):
     p = tmp_path / "bad.toml"
     d = small_scenario()

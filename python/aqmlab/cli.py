@@ -98,9 +98,12 @@ def cmd_scenarios(args) -> int:
 
 
 def cmd_fluid(args) -> int:
+    from ._options import refuse_given
     from .analysis.fluid import fluid_run
     from .analysis.from_scenario import fluid_params, fluid_summary
 
+    refuse_given(args, ["--seed"], "applies only to packet-level runs (the fluid model has no randomness: "
+                                   "every seed gives the same solution)")
     scn = _load(args)
     params = fluid_params(scn)
     try:
@@ -197,10 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def scenario_args(sp):
+    def scenario_args(sp, seed_help="override the scenario's seed"):
         sp.add_argument("scenario", help="a scenario TOML file, or the name of a built-in one (see 'aqmlab scenarios')")
         sp.add_argument("--set", action="append", metavar="KEY=VALUE", help=SET_HELP)
-        sp.add_argument("--seed", type=int, help="override the scenario's seed")
+        sp.add_argument("--seed", type=int, help=seed_help)
 
     r = sub.add_parser("run", help="simulate a scenario, print its summary, write results",
                        description="Simulate a scenario. Prints the summary; with -o writes summary.json, the "
@@ -248,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "flows, the bottleneck's capacity schedule, its AQM as a sampled controller. "
                                    "Prints mean queue delay, p and utilization; with -o writes fluid.parquet and "
                                    "fluid.png.")
-    scenario_args(f)
+    scenario_args(f, seed_help="refused: the fluid model has no randomness")
     f.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the time series and plot")
     f.set_defaults(func=cmd_fluid)
 
