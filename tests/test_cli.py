@@ -112,6 +112,21 @@ def test_fluid_refuses_a_seed():
                                  "randomness")
 
 
+def _option_help(command: str, option: str) -> str:
+    import argparse
+
+    from aqmlab.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return next(a.help for a in commands.choices[command]._actions if option in a.option_strings)
+
+
+def test_help_of_options_shared_with_run_says_what_run_says():
+    # xval's --set edits the scenario as run's does; live's --no-plots, like run's, needs -o.
+    assert _option_help("xval", "--set") == _option_help("run", "--set")
+    assert _option_help("live", "--no-plots") == _option_help("run", "--no-plots")
+
+
 def test_bad_scenario_is_a_clear_error(tmp_path):
     p = tmp_path / "bad.toml"
     d = small_scenario()
