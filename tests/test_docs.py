@@ -100,6 +100,16 @@ def test_tables_keep_their_shape(page):
 
 @pytest.mark.skipif(shutil.which("mkdocs") is None and not (Path(sys.executable).parent / "mkdocs").exists(),
                     reason="mkdocs is not installed (pip install 'aqmlab[docs]')")
+@pytest.mark.parametrize("argv", [["bench", "--pairs", "3"], ["live", "--bench", "pie-base"]])
+def test_robustness_page_quotes_refusals_as_printed(argv, capsys):
+    # Once a prefix of the --pairs message, and `live` shown as printing `aqmlab: error:`.
+    from aqmlab.cli import main
+
+    assert main(argv) == 2
+    printed = capsys.readouterr().err.strip()
+    assert f"`{printed}`" in " ".join((ROOT / "docs" / "robustness.md").read_text().split())
+
+
 def test_site_builds_without_warnings(tmp_path):
     mkdocs = Path(sys.executable).parent / "mkdocs"
     out = subprocess.run([str(mkdocs) if mkdocs.exists() else "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],

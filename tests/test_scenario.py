@@ -1,5 +1,8 @@
 """Scenario validation: every error names its field and what is accepted."""
 
+import copy
+import re
+
 import pytest
 
 import aqmlab
@@ -142,6 +145,88 @@ def test_an_option_the_file_gives_outlasts_a_new_profile():
         "bottleneck.queue.profile": "linux"})).resolved
     flow, queue = s.resolved["flows"][0], s.resolved["bottleneck"]["queue"]
     assert (flow["cc"], flow["initial_cwnd"], queue["target"], queue["tupdate"]) == ("newreno", 10, "20ms", "15ms")
+
+
+# The drop-tail defaults of the schema, written by hand (docs/scenario-reference.md): the reverse
+# queue {type = "drop_tail", limit = "100000p"}, the access links' queue limit 1000p.
+@pytest.mark.parametrize("values, table, want", [
+    ({"bottleneck.reverse_queue.limit": "500p"}, ("bottleneck", "reverse_queue"),
+     {"type": "drop_tail", "limit": "500p"}),
+    ({"access.rate": "100Mbps", "access.queue.limit": "50p"}, ("access",),
+     {"rate": "100Mbps", "overhead": "0B", "device_queue": 0, "queue": {"type": "drop_tail", "limit": "50p"}}),
+])
+def test_a_value_inside_a_table_the_file_leaves_out_keeps_its_default(values, table, want):
+    # Once `type: is required`: pie-base gives no reverse_queue and no access table, and a value
+    # set inside one started it empty, where the resolved scenario had held its default.
+    base = Scenario.load("pie-base")
+    got = base.with_values(values).resolved
+    *outer, last = table
+    expected = copy.deepcopy(base.resolved)
+    node, where = expected, got
+    for key in outer:
+        node, where = node[key], where[key]
+    node[last] = want
+    assert where[last] == want and got == expected
+
+
+def test_a_value_inside_a_listed_table_the_file_leaves_out_keeps_its_default():
+    from aqmlab.topology import parking_lot
+
+    d = {"name": "hops", "duration": "2s", **parking_lot(2, rate="10Mbps", delay="5ms", queue={"type": "pie"}),
+         "flows": [{"type": "tcp", "rtt": "60ms", "route": ["R0", "R2"]}]}
+    link = Scenario.from_dict(d).with_values({"network.links[0].reverse_queue.limit": "500p"}).resolved["network"]["links"][0]
+    assert link["reverse_queue"] == {"type": "drop_tail", "limit": "500p"}
+
+
+@pytest.mark.parametrize("flow, values, want", [
+    # The file gives rtt; a new access delay replaces it (25 ms of the bottleneck's stay).
+    ({"rtt": "100ms"}, {"flows[0].access_delay": "10ms"}, "10ms"),
+    # The file gives access_delay; a new round trip replaces it: 100 ms = 2 (25 + 25) ms.
+    ({"access_delay": "10ms"}, {"flows[0].rtt": "100ms"}, "25ms"),
+    # A UDP group likewise.
+    ({"type": "udp", "rate": "1Mbps", "rtt": "100ms"}, {"flows[0].access_delay": "5ms"}, "5ms"),
+])
+def test_rtt_and_access_delay_set_replace_each_other(flow, values, want):
+    # Once `flows[0].rtt: give exactly one of 'rtt' or 'access_delay'`, naming a field not set.
+    d = _written("pie-base", {})
+    d["flows"][0] = {"type": "tcp", **flow}
+    s = Scenario.from_dict(d).with_values(values)
+    assert s.resolved["flows"][0]["access_delay"] == want
+    assert s.given["flows"][0].keys() - {"type", "rate"} == {next(iter(values)).removeprefix("flows[0].")}
+
+
+def test_rtt_and_access_delay_both_set_are_refused():
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.rtt: give exactly one of 'rtt'"):
+        Scenario.load("pie-base").with_values({"flows[0].rtt": "80ms", "flows[0].access_delay": "10ms"})
+
+
+@pytest.mark.parametrize("edit, table, profile", [
+    # Every TCP option written out: Linux's CUBIC, window and RTO clock are all overridden.
+    ({}, ("flows", 0), "linux"),
+    # ns-3's PIE written out: the RFC's defaults differ only in options it gives.
+    ({"bottleneck.queue.profile": "ns3"}, ("bottleneck", "queue"), "rfc"),
+])
+def test_a_new_profile_on_a_saved_scenario_warns_that_it_sets_nothing(edit, table, profile):
+    # A saved scenario.toml (`run -o`) writes every option out: a new profile then changed no
+    # option, silently.
+    saved = Scenario.from_dict(Scenario.load("pie-base").with_values(edit).resolved)
+    path = "flows[0].profile" if table[0] == "flows" else "bottleneck.queue.profile"
+    with pytest.warns(aqmlab.AqmlabWarning, match=rf"^{re.escape(path)}: '{profile}' sets none of its defaults"):
+        changed = saved.with_values({path: profile})
+
+    def options(s):
+        t = s.resolved
+        for key in table:
+            t = t[key]
+        return {k: v for k, v in t.items() if k != "profile"}
+
+    assert options(changed) == options(saved)
+
+
+def test_a_profile_that_sets_its_defaults_or_stays_is_not_warned():
+    # pytest turns warnings into errors (pyproject.toml): these must emit none.
+    Scenario.load("pie-base").with_values({"flows[0].profile": "linux", "bottleneck.queue.profile": "rfc"})
+    Scenario.from_dict(Scenario.load("pie-base").resolved).with_values({"flows[0].profile": "ns2-sack"})
 
 
 def test_builtin_scenarios_load():

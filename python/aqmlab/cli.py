@@ -23,6 +23,14 @@ import warnings  # noqa: E402
 from .errors import AqmlabWarning, ScenarioError  # noqa: E402
 
 
+# What --set does, for every command that edits a scenario with Scenario.with_values.
+SET_HELP = ("override a field by dotted path, e.g. --set bottleneck.rate=20Mbps --set 'flows[0].count=50' "
+            "(repeatable), as the file saying it would: a table the file leaves out starts from its default; a new "
+            "profile brings its defaults under the options written or set (a saved, resolved scenario.toml writes "
+            "them all: a warning says when it brings none); a flow's rtt stays the round trip, so a new "
+            "bottleneck.delay changes its access delay; rtt and access_delay each replace the other")
+
+
 def _parse_set(items: list[str]) -> dict:
     """--set key=value: the value is read as TOML when it parses ('3', 'true', '"x"'), else as a string."""
     values = {}
@@ -90,9 +98,12 @@ def cmd_scenarios(args) -> int:
 
 
 def cmd_fluid(args) -> int:
+    from ._options import refuse_given
     from .analysis.fluid import fluid_run
     from .analysis.from_scenario import fluid_params, fluid_summary
 
+    refuse_given(args, ["--seed"], "applies only to packet-level runs (the fluid model has no randomness: "
+                                   "every seed gives the same solution)")
     scn = _load(args)
     params = fluid_params(scn)
     try:
@@ -189,13 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def scenario_args(sp):
+    def scenario_args(sp, seed_help="override the scenario's seed"):
         sp.add_argument("scenario", help="a scenario TOML file, or the name of a built-in one (see 'aqmlab scenarios')")
-        sp.add_argument("--set", action="append", metavar="KEY=VALUE",
-                        help="override a field by dotted path, e.g. --set bottleneck.rate=20Mbps "
-                             "--set 'flows[0].count=50' (repeatable); the same as the file saying it: a new "
-                             "profile brings its defaults, under the options given")
-        sp.add_argument("--seed", type=int, help="override the scenario's seed")
+        sp.add_argument("--set", action="append", metavar="KEY=VALUE", help=SET_HELP)
+        sp.add_argument("--seed", type=int, help=seed_help)
 
     r = sub.add_parser("run", help="simulate a scenario, print its summary, write results",
                        description="Simulate a scenario. Prints the summary; with -o writes summary.json, the "
@@ -243,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "flows, the bottleneck's capacity schedule, its AQM as a sampled controller. "
                                    "Prints mean queue delay, p and utilization; with -o writes fluid.parquet and "
                                    "fluid.png.")
-    scenario_args(f)
+    scenario_args(f, seed_help="refused: the fluid model has no randomness")
     f.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the time series and plot")
     f.set_defaults(func=cmd_fluid)
 

@@ -315,6 +315,9 @@ MAX_GROUP_FLOWS = 1_000_000
 class FlowGroup:
     """A group of identical flows (same transport, same schedule)."""
 
+    # Two ways of giving one quantity: one set by `with_values` replaces the other as written.
+    ONE_OF: ClassVar[tuple[str, ...]] = ("rtt", "access_delay")
+
     name: str | None = spec(Str(), "the group's name in results (unset: its type and index, e.g. `tcp0`)",
                             default=None, sim="name")
     count: int = spec(Int(1, MAX_GROUP_FLOWS), "flows in the group", default=1, sim="count")
@@ -768,12 +771,18 @@ def _parse(data: Json) -> tuple[dict[str, Any], dict[str, Any]]:
     return fmt_table(s), sim
 
 
-def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
-    """Sets 'bottleneck.queue.target' or 'flows[0].count' in a nested dict."""
+def _path_parts(dotted: str) -> list[str]:
+    """'flows[0].count' -> ['flows', '[0]', 'count']; anything else than such a path is an error."""
     if not isinstance(dotted, str) or not re.fullmatch(r"[^.\[\]]+(\[\d+\])*(\.[^.\[\]]+(\[\d+\])*)*", dotted):
         raise ScenarioError(str(dotted), "expected a dotted field path like 'bottleneck.rate' or 'flows[0].count'")
+    return re.findall(r"[^.\[\]]+|\[\d+\]", dotted)
+
+
+def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Sets 'bottleneck.queue.target' or 'flows[0].count' in a nested dict (a table missing on the
+    way is created empty)."""
     node: Any = data
-    parts = re.findall(r"[^.\[\]]+|\[\d+\]", dotted)
+    parts = _path_parts(dotted)
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
         if part.startswith("["):
@@ -792,11 +801,66 @@ def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
                 node = node.setdefault(part, {})
 
 
+def _get_dotted(data: Json, dotted: str) -> Json:
+    """The value at a dotted path of a resolved scenario (which holds every field)."""
+    for part in _path_parts(dotted):
+        data = data[int(part[1:-1])] if part.startswith("[") else data[part]
+    return data
+
+
+def _table_class(kind: Any, node: Json) -> type | None:
+    """The schema class of a table written as ``node`` for a field of ``kind`` (None: not a table
+    of the schema, e.g. a queue table, whose defaults its profile fills in)."""
+    if isinstance(kind, Table):
+        return kind.cls
+    if isinstance(kind, Tagged) and isinstance(node, dict):
+        tag = node.get(kind.tag, kind.default)
+        return kind.variants.get(tag) if isinstance(tag, str) else None
+    return None
+
+
+def _enter_written(data: dict[str, Any], parts: list[str]) -> tuple[Json, type | None]:
+    """Walks a scenario as written along a field path, but for its last part, with the schema
+    beside it. A table of the schema that the path enters and the scenario leaves out is written
+    in as its default (``bottleneck.reverse_queue = {type = "drop_tail", limit = "100000p"}``,
+    ``access = {}``), so that a value set inside it keeps the rest of the default, as it did in
+    the resolved scenario. Returns the table holding the last part and its schema class (None
+    where the walk leaves the schema or the scenario)."""
+    node: Json = data
+    kind: Any = Table(ScenarioSpec)
+    for part in parts[:-1]:
+        if part.startswith("["):
+            idx = int(part[1:-1])
+            if not isinstance(node, list) or idx >= len(node):
+                return None, None
+            node, kind = node[idx], getattr(kind, "item", None)
+            continue
+        cls = _table_class(kind, node)
+        field = dict(fields_of(cls)).get(part) if cls is not None else None
+        if field is None or not isinstance(node, dict):
+            return None, None
+        if part not in node and isinstance(field.default, dict):
+            node[part] = copy.deepcopy(field.default)
+        node, kind = node.get(part), field.kind
+    return node, _table_class(kind, node)
+
+
 def with_values(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a scenario as written (a file's table) with fields replaced by dotted path."""
+    """A copy of a scenario as written (a file's table) with fields replaced by dotted path, as
+    the file saying them would be. A table the scenario leaves out starts as its default, not
+    empty (``bottleneck.reverse_queue.limit`` keeps the drop-tail type), and a value for one of
+    two ways of giving one quantity (a flow's ``rtt`` or ``access_delay``) replaces the other,
+    unless ``values`` gives both."""
     out = copy.deepcopy(data)
     for dotted, value in values.items():
+        holder, cls = _enter_written(out, _path_parts(dotted))
         set_dotted(out, dotted, value)
+        parent, _, key = dotted.rpartition(".")
+        pair = getattr(cls, "ONE_OF", ())
+        if key in pair:
+            for other in pair:
+                if other != key and f"{parent}.{other}" not in values:
+                    holder.pop(other, None)
     return out
 
 
@@ -847,9 +911,15 @@ class Scenario:
     def with_values(self, values: dict[str, Any]) -> Scenario:
         """A copy with fields replaced by dotted path: {'bottleneck.queue.target': '15ms'}. The
         values edit the scenario as written, which is then resolved again: the same as a file
-        saying them. A new TCP or queue profile fills in its own defaults, under the options
-        given explicitly; a new bottleneck delay keeps each flow's `rtt`."""
-        return Scenario.from_dict(with_values(self.given, values))
+        saying them (see :func:`with_values`). A new TCP or queue profile fills in its own
+        defaults, under the options given explicitly (a warning says so when it fills in none);
+        a new bottleneck delay keeps each flow's `rtt`, the round trip, and changes its access
+        delay."""
+        changed = Scenario.from_dict(with_values(self.given, values))
+        for dotted in values:
+            if dotted.rpartition(".")[2] == "profile":
+                _warn_if_profile_sets_nothing(self.given, values, dotted, changed.resolved)
+        return changed
 
     def to_toml(self) -> str:
         import tomli_w
@@ -858,6 +928,27 @@ class Scenario:
 
     def sim_json(self) -> str:
         return json.dumps(self.sim_config)
+
+
+def _warn_if_profile_sets_nothing(given: dict[str, Any], values: dict[str, Any], dotted: str,
+                                  resolved: dict[str, Any]) -> None:
+    """Warns when the profile that ``values`` set at ``dotted`` changes no option of its table:
+    the scenario gives explicitly every option in which the new profile's defaults differ from
+    the old one's, as a saved scenario.toml gives every option."""
+    table = dotted.rpartition(".")[0]
+    try:
+        with warnings.catch_warnings():   # the scenario's own warnings come once, from `resolved`
+            warnings.simplefilter("ignore")
+            before = _get_dotted(Scenario.from_dict(with_values(
+                given, {k: v for k, v in values.items() if k != dotted})).resolved, table)
+    except ScenarioError:
+        return   # the other values are valid only with the new profile: it changes something
+    after = _get_dotted(resolved, table)
+    old, new = before.get("profile"), after.get("profile")
+    if old != new and {**before, "profile": new} == after:
+        _warn(dotted, f"{new!r} sets none of its defaults: the scenario gives explicitly every option in "
+                      f"which they differ from those of {old!r} (a saved, resolved scenario.toml gives every "
+                      f"option); leave those out to take the defaults of {new!r}")
 
 
 def read_toml(path: Path, where: str = "") -> dict[str, Any]:

@@ -103,12 +103,33 @@ def test_reproduce_live_lists_and_rejects_experiments_without_a_live_form(capsys
     assert main(["reproduce", "--live", "--list"]) == 0
     assert capsys.readouterr().out.split() == ["pie13-fig10", "pie13-fig11"]
     assert main(["reproduce", "--live", "pie13-fig7"]) == 2
-    assert "no live experiment matches pie13-fig7" in capsys.readouterr().err
+    assert "no live experiment matches 'pie13-fig7'" in capsys.readouterr().err
     # --list with ids lists those (an unknown one was ignored: the whole list came out).
     assert main(["reproduce", "--live", "--list", "pie13-fig11"]) == 0
     assert capsys.readouterr().out.split() == ["pie13-fig11"]
     assert main(["reproduce", "--live", "--list", "pie13-fig7"]) == 2
-    assert "no live experiment matches pie13-fig7" in capsys.readouterr().err
+    assert "no live experiment matches 'pie13-fig7'" in capsys.readouterr().err
+
+
+def test_reproduce_live_needs_ids_or_all_and_takes_the_catalogs_globs(capsys, monkeypatch, tmp_path):
+    # Once `reproduce --live` alone ran every live experiment, where plain `reproduce` refuses,
+    # and ids matched by prefix only, where the catalog takes the shell globs its help promises.
+    # Nothing may be built here: an experiment that would run fails the test instead.
+    import aqmlab.live.reproduce as live_reproduce
+    import aqmlab.live.system as system
+    from aqmlab.cli import main
+
+    def would_run(*args, **kwargs):
+        raise AssertionError("a live experiment would have run")
+
+    monkeypatch.setattr(live_reproduce, "run_live_experiment", would_run)
+    monkeypatch.setattr(system, "require_privileges", lambda: None)
+    monkeypatch.chdir(tmp_path)
+    assert main(["reproduce", "--live"]) == 2
+    assert "aqmlab reproduce: name experiments (see --list), or give --all" in capsys.readouterr().err
+    for pattern, listed in (("pie13-fig1*", ["pie13-fig10", "pie13-fig11"]), ("pie13-fig1[1]", ["pie13-fig11"])):
+        assert main(["reproduce", "--live", "--list", pattern]) == 0
+        assert capsys.readouterr().out.split() == listed
 
 
 def test_unreadable_scenario_files_are_named(tmp_path):

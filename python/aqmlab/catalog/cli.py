@@ -34,13 +34,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     fill_defaults(args, _RUN_DEFAULTS)
     if not args.list:
         _check_output_dir("--output", args.output)  # the default too, as main() checks a given one
+    if not args.all and not args.ids and not args.list:
+        print("aqmlab reproduce: name experiments (see --list), or give --all", file=sys.stderr)
+        return 2
     if args.live:
         from ..live.reproduce import cmd_reproduce_live
 
         return cmd_reproduce_live(args)
-    if not args.all and not args.ids and not args.list:
-        print("aqmlab reproduce: name experiments (see --list), or give --all", file=sys.stderr)
-        return 2
     try:
         exps = registry.select(args.ids) if args.ids else registry.experiments()
     except KeyError as e:
@@ -101,9 +101,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="runs (one seed of one experiment) in parallel, one process each (default: 1; not "
                         "with --live)")
     p.add_argument("--live", action="store_true",
-                   help="run the experiments that have a live form (the PIE paper's testbed, Figs. 10-11) on "
-                        "real Linux TCP through aqmlab's router, next to the simulation (needs root; see "
-                        "`aqmlab live`)")
+                   help="run the experiments named (or, with --all, every one) that have a live form (the PIE "
+                        "paper's testbed, Figs. 10-11) on real Linux TCP through aqmlab's router, next to the "
+                        "simulation (needs root; see `aqmlab live`)")
     p.set_defaults(func=cmd_reproduce)
     return p
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+from collections.abc import Sequence
 
 from .core import Experiment
 
@@ -41,14 +42,22 @@ def get(exp_id: str) -> Experiment:
         raise KeyError(f"no experiment {exp_id!r}; see `aqmlab reproduce --list`") from None
 
 
-def select(patterns: list[str]) -> list[Experiment]:
-    """Experiments whose id matches any pattern (an id, a prefix such as "pie13-", or a shell
-    glob such as "pie13-fig1*"), in catalog order; a pattern matching nothing is an error."""
-    every = experiments()
-    chosen: list[Experiment] = []
+def matching(patterns: list[str], ids: Sequence[str], what: str = "experiment",
+             listing: str = "aqmlab reproduce --list") -> list[str]:
+    """The ids that any pattern matches (an id, a prefix such as "pie13-", or a shell glob such as
+    "pie13-fig1*"), in the order of ``ids``; a pattern matching nothing is a KeyError naming it
+    (``no {what} matches 'x'; see `{listing}```)."""
+    chosen: set[str] = set()
     for pat in patterns:
-        hits = [e for e in every if e.id == pat or e.id.startswith(pat) or fnmatch.fnmatchcase(e.id, pat)]
+        hits = {i for i in ids if i == pat or i.startswith(pat) or fnmatch.fnmatchcase(i, pat)}
         if not hits:
-            raise KeyError(f"no experiment matches {pat!r}; see `aqmlab reproduce --list`")
-        chosen += [e for e in hits if e not in chosen]
-    return [e for e in every if e in chosen]
+            raise KeyError(f"no {what} matches {pat!r}; see `{listing}`")
+        chosen |= hits
+    return [i for i in ids if i in chosen]
+
+
+def select(patterns: list[str]) -> list[Experiment]:
+    """Experiments whose id matches any pattern (see :func:`matching`), in catalog order."""
+    every = experiments()
+    chosen = matching(patterns, [e.id for e in every])
+    return [e for e in every if e.id in chosen]

@@ -128,7 +128,7 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a field by dotted path (repeatable)")
     p.add_argument("--seed", type=int, help="override the scenario's seed")
     p.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the results")
-    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--no-plots", action="store_true", help="with -o: skip the PNG plots")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--compare", action="store_true",
                    help="also simulate the scenario (TCP profile 'linux' with the live run's congestion control) "

@@ -20,13 +20,13 @@ LIVE_EXPERIMENTS = ("pie13-fig10", "pie13-fig11")
 
 
 def _select(ids: list[str], every: bool) -> list[str]:
+    """The live experiments of --all, of --list alone, or that the ids match as the catalog's do
+    (ids, prefixes, shell globs)."""
+    from ..catalog.registry import matching
+
     if every or not ids:
         return list(LIVE_EXPERIMENTS)
-    chosen = [e for e in LIVE_EXPERIMENTS if any(e == i or e.startswith(i) for i in ids)]
-    unknown = [i for i in ids if not any(e == i or e.startswith(i) for e in LIVE_EXPERIMENTS)]
-    if unknown:
-        raise KeyError(f"no live experiment matches {', '.join(unknown)} (live: {', '.join(LIVE_EXPERIMENTS)})")
-    return chosen
+    return matching(ids, LIVE_EXPERIMENTS, "live experiment", "aqmlab reproduce --live --list")
 
 
 def run_live_experiment(exp_id: str, *, quick: bool, opts=None) -> dict:

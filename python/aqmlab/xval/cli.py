@@ -47,6 +47,8 @@ def _f(x: float | None) -> str:
 
 
 def register(sub) -> None:  # type: ignore[no-untyped-def]
+    from ..cli import SET_HELP
+
     x = sub.add_parser(
         "xval", help="run a scenario through ns-3 as well and compare, metric by metric",
         description="Cross-validate against ns-3.44: the scenario becomes a C++ ns-3 program (compiled against the "
@@ -55,7 +57,7 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
                     "stated floor). Settings without an ns-3 counterpart are refused by name. Exit code 1 when a "
                     "metric differs. See docs/xval.md.")
     x.add_argument("scenario", nargs="?", help="a scenario TOML file or built-in name")
-    x.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a field by dotted path (repeatable)")
+    x.add_argument("--set", action="append", metavar="KEY=VALUE", help=SET_HELP)
     x.add_argument("--seeds", type=_positive, default=5, help="seeds per side (default 5)")
     x.add_argument("-o", "--output", metavar="DIR", help="write xval.json, xval.html and plots here "
                                                          "(with --suite: one folder per scenario and suite.md)")
