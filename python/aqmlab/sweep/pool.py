@@ -122,11 +122,23 @@ class Pool:
                     self._retire(w)
 
     def _assign(self, batch: _Batch) -> None:
-        for w in self._workers:
-            if w.task is None and batch.pending:
-                i = batch.pending.popleft()
-                w.task = (i, batch.items[i])
+        idle = [w for w in self._workers if w.task is None]
+        while idle and batch.pending:
+            w = idle.pop()
+            i = batch.pending.popleft()
+            try:
+                if not w.process.is_alive():
+                    raise BrokenPipeError
                 w.conn.send((batch.fn, batch.items[i]))
+            except (BrokenPipeError, OSError):
+                # It died idle (killed between two tasks): the task never reached it, so it
+                # costs no attempt; it waits first in line for the worker taking the place. (One
+                # that dies in the instant after this test is charged as if it had died
+                # holding the task: the retry covers it.)
+                batch.pending.appendleft(i)
+                idle.append(self._replace(w))
+                continue
+            w.task = (i, batch.items[i])
 
     def _collect(self, batch: _Batch) -> Iterator[tuple[Any, Any]]:
         busy = [w for w in self._workers if w.task is not None]
@@ -155,17 +167,23 @@ class Pool:
         once more (first in line), or fails once it has been lost ``1 + retries`` times."""
         assert w.task is not None
         i = w.task[0]
-        w.process.join()
+        self._replace(w)
         code = w.process.exitcode
-        self._workers.remove(w)
-        w.conn.close()
-        self._workers.append(self._start())
         batch.attempts[i] = batch.attempts.get(i, 0) + 1
         if batch.attempts[i] <= self.retries:
             batch.pending.appendleft(i)
             return None
         how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
         return WorkerLost(f"the worker process running this run {how}, on each of {batch.attempts[i]} attempts")
+
+    def _replace(self, w: _Worker) -> _Worker:
+        """Puts a fresh worker in the place of dead worker ``w``; returns the fresh one."""
+        w.process.join()
+        self._workers.remove(w)
+        w.conn.close()
+        fresh = self._start()
+        self._workers.append(fresh)
+        return fresh
 
     def close(self) -> None:
         """Stops the workers: idle ones at once, busy ones at the end of their task. The pool
