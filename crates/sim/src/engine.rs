@@ -86,11 +86,13 @@ pub struct Scheduler<E> {
     first_backstep: Option<(Nanos, Nanos)>,
     /// The line of the event popped last (`NO_LINE` for a plain one).
     popped_line: u32,
+    /// The flows' heap changed since [`Scheduler::new_flow_top`] last looked.
+    flow_heap_changed: bool,
 }
 
 impl<E: Copy> Default for Scheduler<E> {
     fn default() -> Self {
-        Scheduler { heap: MinHeap::with_capacity(1024), flow_heap: MinHeap::with_capacity(0), lines: Vec::new(), seq: 0, now: 0, executed: 0, backsteps: 0, first_backstep: None, popped_line: NO_LINE }
+        Scheduler { heap: MinHeap::with_capacity(1024), flow_heap: MinHeap::with_capacity(0), lines: Vec::new(), seq: 0, now: 0, executed: 0, backsteps: 0, first_backstep: None, popped_line: NO_LINE, flow_heap_changed: false }
     }
 }
 
@@ -134,6 +136,20 @@ impl<E: Copy> Scheduler<E> {
         } else {
             self.heap.peek().map(|e| &e.event)
         }
+    }
+
+    /// The earliest of the flows' events (timers, starts) and its sequence number, when the
+    /// flows' heap changed since the last call (None otherwise): the sequence number tells a
+    /// new earliest from the one seen before. It may run many events later, long enough to
+    /// fetch what it reads into the cache. Most events leave the flows' heap alone, and cost
+    /// only the test of a flag here.
+    #[inline]
+    pub fn new_flow_top(&mut self) -> Option<(u64, &E)> {
+        if !self.flow_heap_changed {
+            return None;
+        }
+        self.flow_heap_changed = false;
+        self.flow_heap.peek().map(|e| (e.seq, &e.event))
     }
 
     /// The next event is a flow's (the flows' heap holds the earlier top).
@@ -183,6 +199,7 @@ impl<E: Copy> Scheduler<E> {
         debug_assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
         self.seq += 1;
         self.flow_heap.push(Entry { at, seq: self.seq, line: NO_LINE, event });
+        self.flow_heap_changed = true;
     }
 
     /// Schedules `event` at `at` on delay line `line` (see the module notes): the same order
@@ -213,6 +230,7 @@ impl<E: Copy> Scheduler<E> {
             }
             self.popped_line = NO_LINE;
             let e = self.flow_heap.pop()?;
+            self.flow_heap_changed = true;
             (e.at, e.event)
         } else {
             self.pop_link(until)?
@@ -296,6 +314,23 @@ mod tests {
         assert_eq!(s.pop_until(100), Some('f'));
         assert_eq!(s.now(), 45);
         assert_eq!(s.backsteps(), 0);
+    }
+
+    /// The flows' earliest event is reported once after each change of the flows' heap (a push
+    /// or a pop of a flow's event) with the sequence number it was scheduled with, and not
+    /// after the links' events.
+    #[test]
+    fn a_new_flow_top_is_reported_once_per_change() {
+        let mut s = Scheduler::default();
+        assert_eq!(s.new_flow_top(), None);
+        s.at_flow(20, 'x'); // sequence 1
+        s.at_flow(10, 'y'); // sequence 2, now the earliest
+        assert_eq!(s.new_flow_top(), Some((2, &'y')));
+        assert_eq!(s.new_flow_top(), None);
+        s.at(5, 'l');
+        assert_eq!((s.pop_until(100), s.new_flow_top()), (Some('l'), None));
+        assert_eq!((s.pop_until(100), s.new_flow_top()), (Some('y'), Some((1, &'x'))));
+        assert_eq!((s.pop_until(100), s.new_flow_top()), (Some('x'), None));
     }
 
     /// Property: with delay lines and the flows' heap, events pop in the order of a plain sort

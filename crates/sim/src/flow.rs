@@ -143,6 +143,18 @@ impl Flow {
         }
     }
 
+    /// Hints the CPU to fetch what a retransmission-timer event reads: the timer's generation
+    /// (line 0), the endpoint's tag (line 3) and the sender's timers. The last address is where
+    /// a TCP endpoint keeps them (the endpoint in C layout: the tag, the receiver, then the
+    /// sender), computed without reading the tag, which is not fetched yet.
+    #[inline]
+    pub fn prefetch_timer(&self) {
+        crate::prefetch::lines(self, 1);
+        crate::prefetch::lines(&self.endpoint, 1);
+        let timers = (&self.endpoint as *const Endpoint).cast::<u8>().wrapping_add(Endpoint::TAG_AND_RECEIVER_BYTES + std::mem::offset_of!(TcpSender, timers));
+        crate::prefetch::address(timers);
+    }
+
     /// The flow's counters over all its connections, the live one included.
     pub fn counts(&self) -> FlowStats {
         let mut c = self.stats.clone();

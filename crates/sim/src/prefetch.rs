@@ -31,3 +31,16 @@ pub fn lines<T>(r: &T, bytes: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (r, bytes);
 }
+
+/// Hints the CPU to fetch the cache line of `p`, which need not point to a live value: a
+/// prefetch reads nothing architecturally and never faults.
+#[inline]
+pub fn address(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch of any address is a hint only: it neither reads nor faults.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
