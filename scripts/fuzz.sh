@@ -3,6 +3,7 @@
 # arbitrary configurations drawn from the parameter schema and arbitrary traffic, checking the
 # invariants of aqm::harness (no panic, p in [0, 1], queue within its limit, packets conserved).
 # Needs cargo-fuzz and a nightly toolchain; installs cargo-fuzz from crates.io if missing.
+# Inputs that once failed are kept in fuzz/regressions/TARGET and replayed on every run.
 # Exit 0: no failure found; 1: a target failed, or the tools are missing and --required was
 # given (scripts/test.sh passes it; by hand, missing tools are reported and skipped).
 set -uo pipefail
@@ -21,7 +22,12 @@ mkdir -p target
 status=0
 for target in $(cargo +nightly fuzz list); do
     echo "fuzzing $target for ${seconds}s"
-    if ! cargo +nightly fuzz run "$target" -- -max_total_time="$seconds" -max_len=4096 -print_final_stats=0 >"target/$target.log" 2>&1; then
+    # The corpus grows here (not committed); fuzz/regressions/TARGET holds inputs that once
+    # failed, replayed first on every run.
+    mkdir -p "corpus/$target"
+    dirs=("corpus/$target")
+    [ -d "regressions/$target" ] && dirs+=("regressions/$target")
+    if ! cargo +nightly fuzz run "$target" "${dirs[@]}" -- -max_total_time="$seconds" -max_len=4096 -print_final_stats=0 >"target/$target.log" 2>&1; then
         echo "fuzz.sh: $target FAILED, see fuzz/target/$target.log and fuzz/artifacts/$target" >&2
         tail -20 "target/$target.log" >&2
         status=1

@@ -405,9 +405,13 @@ impl DualPi2 {
     }
 
     /// `calculate_probability` in sch_dualpi2's integers: the delta in 2⁻³²·64 ns units, divided
-    /// by 64, added with the kernel's wrap-around saturation.
+    /// by 64, added with the kernel's wrap-around saturation. The delta is an s64 that wraps on
+    /// overflow as the kernel's does (it is built with -fno-strict-overflow), which a long
+    /// enough queue delay times the gain reaches (found by fuzzing); as `pie::linux` does.
     fn update_linux(&mut self, qdelay: Nanos) {
-        let delta = (qdelay as i64 - self.target as i64) * self.alpha_fp as i64 + (qdelay as i64 - self.last_qdelay as i64) * self.beta_fp as i64;
+        let err = (qdelay as i64).wrapping_sub(self.target as i64);
+        let trend = (qdelay as i64).wrapping_sub(self.last_qdelay as i64);
+        let delta = err.wrapping_mul(self.alpha_fp as i64).wrapping_add(trend.wrapping_mul(self.beta_fp as i64));
         self.last_qdelay = qdelay;
         let p = self.prob;
         let mut new = if delta > 0 {

@@ -72,6 +72,19 @@ fn linux_saturation_and_overflow_cap() {
     assert_eq!(q.prob_u32(), MAX_PROB / 2);
 }
 
+/// The kernel's s64 delta wraps (-fno-strict-overflow); the fuzzer found the product
+/// overflowing, a panic in a build with overflow checks (fuzz/regressions/dualpi2 replays it).
+/// By hand, for a head 2⁶⁰ ns old (last delay 0, target 15 ms): 44·(2⁶⁰ − 15e6) + 879·2⁶⁰
+/// = 923·2⁶⁰ − 660e6, and 923·2⁶⁰ wraps to (923 − 928)·2⁶⁰ = −5·2⁶⁰ in 64 bits: a negative
+/// delta, from p = 0 floored at 0 by the wrap check.
+#[test]
+fn linux_delta_wraps_as_the_kernels_s64() {
+    let mut q = build(r#"{"type":"dualpi2"}"#);
+    q.enqueue(0, pkt(1, Ecn::NotEct), &mut Vec::new());
+    q.update(1 << 60);
+    assert_eq!(q.prob_u32(), 0);
+}
+
 #[test]
 fn classification_by_ecn_codepoint_and_dscp() {
     let mut q = build(r#"{"type":"dualpi2","l_dscp":[46]}"#);
