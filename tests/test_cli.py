@@ -110,6 +110,10 @@ def test_fluid_refuses_a_seed():
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("aqmlab: error: --seed: applies only to packet-level runs (the fluid model has no "
                                  "randomness")
+    # The same through --set (it was still accepted and ignored).
+    out = aqmlab("fluid", "pie-base", "--set", "seed=3")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith("aqmlab: error: --set seed: applies only to packet-level runs")
 
 
 def _option_help(command: str, option: str) -> str:

@@ -102,8 +102,11 @@ def cmd_fluid(args) -> int:
     from .analysis.fluid import fluid_run
     from .analysis.from_scenario import fluid_params, fluid_summary
 
-    refuse_given(args, ["--seed"], "applies only to packet-level runs (the fluid model has no randomness: "
-                                   "every seed gives the same solution)")
+    no_seed = "applies only to packet-level runs (the fluid model has no randomness: every seed gives the same " \
+              "solution)"
+    refuse_given(args, ["--seed"], no_seed)
+    if "seed" in _parse_set(args.set or []):
+        raise ScenarioError("--set seed", no_seed)
     scn = _load(args)
     params = fluid_params(scn)
     try:
