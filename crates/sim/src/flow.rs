@@ -149,10 +149,10 @@ impl Flow {
     /// sender), computed without reading the tag, which is not fetched yet.
     #[inline]
     pub fn prefetch_timer(&self) {
-        crate::prefetch::lines(self, 1);
-        crate::prefetch::lines(&self.endpoint, 1);
-        let timers = (&self.endpoint as *const Endpoint).cast::<u8>().wrapping_add(Endpoint::TAG_AND_RECEIVER_BYTES + std::mem::offset_of!(TcpSender, timers));
-        crate::prefetch::address(timers);
+        let endpoint = (&self.endpoint as *const Endpoint).cast::<u8>();
+        crate::prefetch::address((self as *const Flow).cast());
+        crate::prefetch::address(endpoint);
+        crate::prefetch::address(endpoint.wrapping_add(Endpoint::TAG_AND_RECEIVER_BYTES + std::mem::offset_of!(TcpSender, timers)));
     }
 
     /// The flow's counters over all its connections, the live one included.
