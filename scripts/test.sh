@@ -27,6 +27,9 @@ cargo test --workspace --exclude aqmlab-aqm-bench --release
 # and the benchmark that prints them compiled with them.
 cargo test -p aqmlab-sim --release --features event-cycles --lib cycles
 cargo bench -p aqmlab-sim --features event-cycles --bench scenarios --no-run
+# Lints as errors: a warning left in is a bug report nobody reads (clippy ships with rustup's
+# default profile; about a minute on a fresh clone, seconds after the builds above).
+cargo clippy --workspace --all-targets --release -- -D warnings
 phase "fuzzing every AQM state machine (10 s each) ..."
 # Every AQM state machine under libFuzzer for a bounded time (issue 16 item 8).
 FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash scripts/fuzz.sh --required

@@ -50,8 +50,8 @@ fn value(p: &ParamSchema, rng: &mut Rng) -> Option<Value> {
         return Some(choices[(rng.next_u64() % choices.len() as u64) as usize].clone());
     }
     Some(match p.kind {
-        Kind::Bool => json!(rng.next_u64() % 2 == 0),
-        Kind::Limit if rng.next_u64() % 2 == 0 => json!({"packets": 1 + rng.next_u64() % 400}),
+        Kind::Bool => json!(rng.next_u64().is_multiple_of(2)),
+        Kind::Limit if rng.next_u64().is_multiple_of(2) => json!({"packets": 1 + rng.next_u64() % 400}),
         Kind::Limit => json!({"bytes": 1 + rng.next_u64() % 400_000}),
         Kind::IntList => json!((0..rng.next_u64() % 4)
             .map(|_| in_range(p, rng))

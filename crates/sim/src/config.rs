@@ -484,7 +484,7 @@ impl SizeDist {
                 Err(format!("mean: {mean} is outside the accepted range [1, {MAX_TRANSFER_BYTES}] bytes"))
             }
             SizeDist::Exponential { mean } if !(mean >= 1.0 && mean.is_finite()) => Err("mean: must be >= 1 byte".into()),
-            SizeDist::Pareto { mean, shape } if !(mean >= 1.0 && mean.is_finite()) || !(shape > 1.0 && shape.is_finite()) => {
+            SizeDist::Pareto { mean, shape } if !(mean >= 1.0 && mean.is_finite() && shape > 1.0 && shape.is_finite()) => {
                 Err("pareto: mean must be >= 1 byte and shape > 1 (a finite mean)".into())
             }
             _ => Ok(()),

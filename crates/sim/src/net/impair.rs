@@ -69,7 +69,7 @@ impl Impairment {
         let hit = match self.cfg.loss {
             LossModel::None => false,
             LossModel::Bernoulli { p } => self.rng.uniform() < p,
-            LossModel::Periodic { every } => self.seen % every == 0,
+            LossModel::Periodic { every } => self.seen.is_multiple_of(every),
         };
         match (hit, self.cfg.mark_instead && ecn.is_capable()) {
             (false, _) => Fate::Pass,

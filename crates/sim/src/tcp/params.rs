@@ -536,7 +536,7 @@ mod tests {
         }
         let ns2 = &all[0];
         assert_eq!((ns2.initial_cwnd, ns2.min_rto_ns, ns2.clock_granularity_ns, ns2.ack_every), (2, 200 * MS, 10 * MS, 1));
-        assert_eq!(all[2].sack, false);
+        assert!(!all[2].sack);
         assert_eq!(all[3].cc, "cubic");
         assert_eq!(all.iter().map(|c| c.hystart).collect::<Vec<_>>(), vec![false, false, false, true]);
         assert_eq!(all.iter().map(|c| c.rack).collect::<Vec<_>>(), vec![false, false, false, true]);
