@@ -30,7 +30,9 @@ impl Endpoint {
 }
 
 /// Per-flow counters. Packet counts are of data packets unless named `acks_*`. C layout: the
-/// counters every packet adds to come first, up to `goodput_bytes` (see [`Flow`]).
+/// counters every packet adds to come first, up to `goodput_bytes` (see [`Flow`]). In the
+/// simulator a flow record's `dropped` and `acks_dropped` stay 0: its drops are counted apart
+/// ([`DropCounts`]) and added by `Simulation::flow_counts`.
 #[derive(Clone, Debug, Default, Serialize)]
 #[repr(C)]
 pub struct FlowStats {
@@ -112,6 +114,17 @@ pub struct Flow {
     pub completed_ns: Option<Nanos>,
     /// The flow's own random stream (object sizes, think times).
     pub rng: Rng,
+}
+
+/// A flow's packets dropped (at any queue or by an impairment), kept in a table of their own
+/// beside the flows' records: 16 bytes a flow, so that at 10,000 flows the table (160 KB) stays
+/// in the second-level cache, where a drop counted in the flow's 1,024-byte record missed it
+/// (drops are about one packet in seven there; counting them apart made that run 10 % faster,
+/// issue 22).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DropCounts {
+    pub data: u64,
+    pub acks: u64,
 }
 
 impl FlowStats {

@@ -165,8 +165,8 @@ impl Simulation {
         let now = self.sched.now();
         self.check_probabilities();
         let alive = self.alive();
-        for (f, flow) in self.flows.iter().enumerate() {
-            let s = &flow.stats;
+        for f in 0..self.flows.len() {
+            let s = self.flow_counts(f);
             let ok = s.sent == s.delivered + s.dropped + alive.data[f] && s.acks_sent == s.acks_delivered + s.acks_dropped + alive.acks[f];
             self.invariants.flow_conservation.expect(ok, now, || {
                 format!(

@@ -257,7 +257,7 @@ impl Simulation {
                 completion_s: f.completed_ns.map(|c| to_secs(c - f.start_ns)),
                 srtt_s: tcp.map(|tx| tx.rtt.srtt() * 1e-9),
                 rto_s: tcp.map(|tx| to_secs(tx.rtt.rto())),
-                counts: f.counts(),
+                counts: self.flow_counts(i),
                 in_flight: alive.data[i],
                 acks_in_flight: alive.acks[i],
             };
@@ -291,10 +291,10 @@ impl Simulation {
         let h = &self.queues[0].delay;
         let active: Vec<f64> = self.flow_rows().filter(|(_, active)| *active).map(|(row, _)| row.throughput_bps).collect();
         let sent: u64 = self.flows.iter().map(|f| f.stats.sent).sum();
-        let dropped: u64 = self.flows.iter().map(|f| f.stats.dropped).sum();
+        let dropped: u64 = self.drops.iter().map(|d| d.data).sum();
         let marked: u64 = self.flows.iter().map(|f| f.stats.marked).sum();
         let acks_sent: u64 = self.flows.iter().map(|f| f.stats.acks_sent).sum();
-        let acks_dropped: u64 = self.flows.iter().map(|f| f.stats.acks_dropped).sum();
+        let acks_dropped: u64 = self.drops.iter().map(|d| d.acks).sum();
         let ratio = |a: u64| if sent == 0 { 0.0 } else { a as f64 / sent as f64 };
         let mut fct: Vec<f64> = self.transfers.iter().map(|t| to_secs(t.3)).collect();
         fct.sort_by(f64::total_cmp);

@@ -13,7 +13,7 @@ use aqm::{Action, Ecn, Nanos, QueueDisc};
 use crate::config::SimConfig;
 use crate::endpoints::build_flows;
 use crate::engine::Scheduler;
-use crate::flow::{Endpoint, Flow};
+use crate::flow::{DropCounts, Endpoint, Flow, FlowStats};
 use crate::invariants::{probability_probes, Invariants, PERIODIC_EVENTS};
 use crate::net::dumbbell;
 use crate::net::plan::Plan;
@@ -66,6 +66,8 @@ pub struct Simulation {
     /// Forward id of the first declared network link (see [`dumbbell::Topology`]).
     pub network_first_link: LinkId,
     pub flows: Vec<Flow>,
+    /// Each flow's drops (see [`DropCounts`]); [`Simulation::flow_counts`] adds them in.
+    pub(crate) drops: Vec<DropCounts>,
     /// Scratch buffers reused on the per-packet path (no allocation per packet).
     pub(crate) actions: Vec<Action>,
     pub(crate) segments: Vec<Segment>,
@@ -128,6 +130,7 @@ impl Simulation {
             // many flows.
             flow_bytes_since_sample: if cfg.traces.flow_bytes { vec![0; flows.len()] } else { Vec::new() },
             ppv: crate::ppv::PolicyMarkers::new(&cfg, &flows),
+            drops: vec![DropCounts::default(); flows.len()],
             flows,
             actions: Vec::with_capacity(16),
             segments: Vec::with_capacity(64),
@@ -151,6 +154,14 @@ impl Simulation {
         sim.sched.add_lines(sim.plan.lines() as usize);
         sim.schedule_initial();
         Ok(sim)
+    }
+
+    /// Flow `f`'s counters over all its connections, its drops included.
+    pub fn flow_counts(&self, f: usize) -> FlowStats {
+        let mut c = self.flows[f].counts();
+        c.dropped += self.drops[f].data;
+        c.acks_dropped += self.drops[f].acks;
+        c
     }
 
     /// Schedules every arrival on the heap, as the simulator did before delay lines: the

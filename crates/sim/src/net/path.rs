@@ -16,7 +16,9 @@
 use aqm::{ActionKind, DropReason, Ecn, Nanos, Pkt, QueueDisc};
 
 use super::impair::Fate;
+use super::link::QueueCounts;
 use super::{Kind, LinkId};
+use crate::flow::DropCounts;
 use crate::pcap::Point;
 use crate::trace::{EVENT_DROP_DEQUEUE, EVENT_DROP_EARLY, EVENT_DROP_IMPAIRMENT, EVENT_DROP_OVERFLOW, EVENT_MARK};
 use crate::world::{Event, Simulation};
@@ -181,16 +183,9 @@ impl Simulation {
 
     fn impairment_drop(&mut self, l: LinkId, id: u32) {
         let p = *self.arena.get(id);
-        let stats = &mut self.flows[p.flow as usize].stats;
         let c = &mut self.links[l as usize].counts;
         c.drops_impairment += 1;
-        match p.kind {
-            Kind::Data => stats.dropped += 1,
-            Kind::Ack => {
-                stats.acks_dropped += 1;
-                c.acks_dropped += 1;
-            }
-        }
+        count_drop(&mut self.drops[p.flow as usize], c, p.kind);
         self.arena.free(id);
         self.record_drop(l, p.flow, EVENT_DROP_IMPAIRMENT);
     }
@@ -212,17 +207,10 @@ impl Simulation {
         let mut actions = std::mem::take(&mut self.actions);
         for a in actions.drain(..) {
             let p = *self.arena.get(a.pkt.id);
-            let stats = &mut self.flows[p.flow as usize].stats;
             let c = &mut self.links[l as usize].counts;
             let code = match a.kind {
                 ActionKind::Drop(reason) => {
-                    match p.kind {
-                        Kind::Data => stats.dropped += 1,
-                        Kind::Ack => {
-                            stats.acks_dropped += 1;
-                            c.acks_dropped += 1;
-                        }
-                    }
+                    count_drop(&mut self.drops[p.flow as usize], c, p.kind);
                     // Wrapping: a discipline reporting a packet it does not hold shows up as a
                     // queue-conservation violation, not as a panic.
                     c.resident_packets = c.resident_packets.wrapping_sub(1);
@@ -252,5 +240,16 @@ impl Simulation {
             self.record_drop(l, p.flow, code);
         }
         self.actions = actions;
+    }
+}
+
+/// Counts a dropped packet of kind `kind` for its flow and, an ACK, for its link.
+fn count_drop(flow: &mut DropCounts, link: &mut QueueCounts, kind: Kind) {
+    match kind {
+        Kind::Data => flow.data += 1,
+        Kind::Ack => {
+            flow.acks += 1;
+            link.acks_dropped += 1;
+        }
     }
 }

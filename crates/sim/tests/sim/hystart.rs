@@ -41,10 +41,11 @@ fn one_flow(hystart: bool, secs: u64) -> Start {
             s.exit_ms = Some(ms);
             s.exit_window = tx.ssthresh;
         }
-        if s.first_drop_ms.is_none() && f.stats.dropped > 0 {
+        let counts = sim.flow_counts(0);
+        if s.first_drop_ms.is_none() && counts.dropped > 0 {
             s.first_drop_ms = Some(ms);
         }
-        (s.dropped, s.timeouts, s.hystart) = (f.stats.dropped, f.counts().timeouts, tx.hystart_exit());
+        (s.dropped, s.timeouts, s.hystart) = (counts.dropped, counts.timeouts, tx.hystart_exit());
     }
     s.utilization = sim.summary().utilization;
     s
