@@ -43,21 +43,22 @@ def _raw(args) -> dict:
     return with_values(raw, values)
 
 
-def guarded(prefix: str, body) -> int:
-    """Runs `body()` and maps the live errors to exit codes: 2 for missing privileges or a bad
-    scenario (before anything was built), 1 for a failed run, 130 for Ctrl-C."""
+def guarded(body) -> int:
+    """Runs `body()` and maps the live run's own errors to exit codes: 2 for missing privileges,
+    1 for a failed run, 130 for Ctrl-C. A bad scenario (ScenarioError) is main()'s, also exit 2."""
+    from ..cli import print_error
     from .system import LiveError, PrivilegeError
 
     try:
         return body()
-    except (PrivilegeError, ScenarioError, KeyError) as e:
-        print(f"{prefix}: {e.args[0] if isinstance(e, KeyError) else e}", file=sys.stderr)
+    except PrivilegeError as e:
+        print_error(e)
         return 2
     except LiveError as e:
-        print(f"{prefix}: {e}", file=sys.stderr)
+        print_error(e)
         return 1
     except KeyboardInterrupt:
-        print(f"{prefix}: interrupted; testbed removed", file=sys.stderr)
+        print("aqmlab: interrupted; testbed removed", file=sys.stderr)
         return 130
 
 
@@ -92,8 +93,7 @@ def _live(args) -> int:
         run_bench(args.rates, args.bench_duration, opts)
         return 0
     if not args.scenario:
-        print("aqmlab live: give a SCENARIO (or --bench, --cleanup)", file=sys.stderr)
-        return 2
+        raise ScenarioError("scenario", "give a scenario file or built-in name, or --bench or --cleanup")
     raw = _raw(args)
     progress = None if not args.quiet else False
     if args.compare:
@@ -111,7 +111,7 @@ def _live(args) -> int:
 
 
 def cmd_live(args) -> int:
-    return guarded("aqmlab live", lambda: _live(args))
+    return guarded(lambda: _live(args))
 
 
 def register(sub) -> argparse.ArgumentParser:
