@@ -141,8 +141,9 @@ def _option_help(command: str, option: str) -> str:
 
 
 def test_help_of_options_shared_with_run_says_what_run_says():
-    # xval's --set edits the scenario as run's does; live's --no-plots, like run's, needs -o.
+    # xval's and live's --set edit the scenario as run's does; live's --no-plots, like run's, needs -o.
     assert _option_help("xval", "--set") == _option_help("run", "--set")
+    assert _option_help("live", "--set") == _option_help("run", "--set")
     assert _option_help("live", "--no-plots") == _option_help("run", "--no-plots")
 
 

@@ -220,3 +220,26 @@ def test_errors_take_the_one_form_with_lives_exit_codes(capsys, monkeypatch):
         assert main(["live", "pie-base", "-q"]) == code
         assert capsys.readouterr().err == message + "\n"
 
+
+def test_set_profile_warns_as_run_does_when_it_sets_nothing(tmp_path, capsys, monkeypatch):
+    # Once silent: `--set` edited the file's table without Scenario.with_values, so a new profile
+    # on a saved, resolved scenario.toml (every option written) changed nothing, unannounced.
+    import warnings
+
+    import aqmlab.live as live
+    import aqmlab.live.system as system
+    from aqmlab import AqmlabWarning, Scenario
+    from aqmlab.cli import main
+
+    ran: list[dict] = []
+    monkeypatch.setattr(system, "require_privileges", lambda: None)
+    monkeypatch.setattr(live, "run", _fake_run(ran))
+    saved = tmp_path / "scenario.toml"
+    saved.write_text(Scenario.load("pie-base").to_toml())
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", AqmlabWarning)  # main() shows it as `aqmlab: warning: ...`
+        for scenario, warned in ((saved, True), ("pie-base", False)):
+            assert main(["live", str(scenario), "--set", 'flows[0].profile="linux"', "-q"]) == 0
+            err = capsys.readouterr().err
+            assert ("aqmlab: warning: flows[0].profile: 'linux' sets none of its defaults" in err) == warned, err
+    assert [raw["flows"][0]["profile"] for raw in ran] == ["linux", "linux"]

@@ -34,13 +34,14 @@ def _spin_us(text: str) -> float:
 
 def _raw(args) -> dict:
     from ..cli import _parse_set
-    from . import load_raw, with_values
+    from . import Scenario, load_raw
 
     raw = load_raw(args.scenario)
     values = _parse_set(args.set or [])
     if args.seed is not None:
         values["seed"] = args.seed
-    return with_values(raw, values)
+    # Scenario.with_values, as `aqmlab run --set`: it warns of a new profile that sets nothing.
+    return Scenario.from_dict(raw).with_values(values).given if values else raw
 
 
 def guarded(body) -> int:
@@ -115,6 +116,8 @@ def cmd_live(args) -> int:
 
 
 def register(sub) -> argparse.ArgumentParser:
+    from ..cli import SET_HELP
+
     p = sub.add_parser(
         "live", help="run a scenario on real Linux TCP through the simulator's AQM (needs root)",
         description="Build a testbed of network namespaces (sender, router, receiver), run the scenario's "
@@ -125,7 +128,7 @@ def register(sub) -> argparse.ArgumentParser:
         epilog="examples: sudo aqmlab live pie-base -o out/live; aqmlab live pie-base --compare -o out/cmp; "
                "aqmlab live --bench; aqmlab live --cleanup")
     p.add_argument("scenario", nargs="?", help="a scenario TOML file or built-in name")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a field by dotted path (repeatable)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help=SET_HELP)
     p.add_argument("--seed", type=int, help="override the scenario's seed")
     p.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the results")
     p.add_argument("--no-plots", action="store_true", help="with -o: skip the PNG plots")
