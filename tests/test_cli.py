@@ -104,6 +104,21 @@ def test_set_profile_on_a_saved_scenario_warns_that_it_sets_nothing(tmp_path):
     assert "aqmlab: warning: flows[0].profile: 'linux' sets none of its defaults" in out.stderr
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["run", "pie-base", "--seed", "x"], "argument --seed: invalid int value: 'x'"),
+    (["sweep", "s.toml", "--workers", "2", "--dask", "local"], "argument --dask: not allowed with argument --workers"),
+])
+def test_argparse_errors_take_the_one_form_after_the_usage(argv, message, capsys):
+    # Once `aqmlab run: error: ...`, `aqmlab sweep: error: ...`: argparse's own prefix.
+    from aqmlab.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: aqmlab") and err.splitlines()[-1].startswith(f"aqmlab: error: {message}"), err
+
+
 def test_fluid_refuses_a_seed():
     # Once accepted and ignored: the fluid model draws nothing.
     out = aqmlab("fluid", "pie-base", "--seed", "3")
@@ -126,8 +141,9 @@ def _option_help(command: str, option: str) -> str:
 
 
 def test_help_of_options_shared_with_run_says_what_run_says():
-    # xval's --set edits the scenario as run's does; live's --no-plots, like run's, needs -o.
+    # xval's and live's --set edit the scenario as run's does; live's --no-plots, like run's, needs -o.
     assert _option_help("xval", "--set") == _option_help("run", "--set")
+    assert _option_help("live", "--set") == _option_help("run", "--set")
     assert _option_help("live", "--no-plots") == _option_help("run", "--no-plots")
 
 

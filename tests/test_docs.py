@@ -100,9 +100,11 @@ def test_tables_keep_their_shape(page):
 
 @pytest.mark.skipif(shutil.which("mkdocs") is None and not (Path(sys.executable).parent / "mkdocs").exists(),
                     reason="mkdocs is not installed (pip install 'aqmlab[docs]')")
-@pytest.mark.parametrize("argv", [["bench", "--pairs", "3"], ["live", "--bench", "pie-base"]])
+@pytest.mark.parametrize("argv", [["bench", "--pairs", "3"], ["live", "--bench", "pie-base"],
+                                  ["reproduce", "--all", "pie13-fig6"]])
 def test_robustness_page_quotes_refusals_as_printed(argv, capsys):
-    # Once a prefix of the --pairs message, and `live` shown as printing `aqmlab: error:`.
+    # Once a prefix of the --pairs message, and `live` shown as printing `aqmlab: error:` when it
+    # printed `aqmlab live:`.
     from aqmlab.cli import main
 
     assert main(argv) == 2

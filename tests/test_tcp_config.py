@@ -140,6 +140,8 @@ def test_dctcp_gets_its_echo_and_ecn_true_means_classic():
     ({"size": {"exponential": "10KB"}}, "flows[0].size: a single transfer needs a fixed size"),
     ({"think": "1s"}, "flows[0].size: sessions ('think') need an object 'size'"),
     ({"arrival_rate": 2.0, "size": "10KB"}, "flows[0].arrival_rate: Poisson arrivals need"),
+    ({"count": 1, "arrival_rate": 2.0, "size": {"exponential": "10KB"}, "start": "0s", "stop": "4s", "think": "1s"},
+     "flows[0].think: give 'think' (sessions) or 'arrival_rate' (Poisson arrivals), not both"),
     ({"ack_every": 0}, "flows[0].ack_every: expected an integer in [1, 64]"),
     ({"cc": "prague", "prague": "bsd"}, "flows[0].prague: expected one of 'linux', 'draft', got 'bsd'"),
     ({"cc": "prague", "ecn": "classic"}, "flows[0].ecn: Prague needs per-segment CE feedback"),

@@ -102,6 +102,7 @@ def test_cli_refuses_before_building(tmp_path, capsys):
     (["pie-base", "--only", "pfifo-newreno"], "--only: applies only with --suite"),
     (["--only", "pfifo-newreno"], "--only: applies only with --suite"),
     (["--suite", "--set", "duration=5s"], "--set: applies only to one scenario"),
+    (["pie-base", "--suite"], "--suite: give a scenario or --suite, not both"),
 ])
 def test_options_of_the_other_mode_are_refused_before_anything_runs(argv, message, capsys):
     assert main(["xval", *argv]) == 2

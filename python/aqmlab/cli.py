@@ -19,6 +19,7 @@ import argparse  # noqa: E402
 import os  # noqa: E402
 import tomllib  # noqa: E402
 import warnings  # noqa: E402
+from typing import NoReturn  # noqa: E402
 
 from .errors import AqmlabWarning, ScenarioError  # noqa: E402
 
@@ -193,9 +194,24 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+def print_error(message: object) -> None:
+    """Prints an error in the one form of every error the command line prints."""
+    print(f"aqmlab: error: {message}", file=sys.stderr)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's own errors (an unknown option, a bad value, two options of one group) in the
+    same form, after the command's usage line; subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        print_error(message)
+        self.exit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="aqmlab",
         description="Design, tune and defend Active Queue Management schemes: run packet-level "
                     "experiments on a dumbbell, benchmark the simulator, analyse AQM control loops.",
@@ -316,11 +332,8 @@ def main(argv: list[str] | None = None) -> int:
         for dest in ("output", "store"):
             _check_output_dir(f"--{dest}", getattr(args, dest, None))
         return int(args.func(args))
-    except ScenarioError as e:
-        print(f"aqmlab: error: {e}", file=sys.stderr)
-        return 2
-    except FileNotFoundError as e:
-        print(f"aqmlab: error: {e}", file=sys.stderr)
+    except (ScenarioError, FileNotFoundError) as e:
+        print_error(e)
         return 2
     except KeyboardInterrupt:
         # Runs stop cleanly inside aqmlab.run; this catches Ctrl-C elsewhere (imports, loading, saving).

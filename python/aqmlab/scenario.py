@@ -588,7 +588,7 @@ def _app(g: TcpGroup, path: str) -> dict[str, Any]:
         if size is None or g.stop is None or g.start.fixed is None or g.count != 1:
             raise ScenarioError(f"{path}.arrival_rate", "Poisson arrivals need 'size', a fixed 'start', a 'stop' and count = 1")
         if think is not None:
-            raise ScenarioError(f"{path}.think", "give either 'think' (sessions) or 'arrival_rate' (Poisson arrivals)")
+            raise ScenarioError(f"{path}.think", "give 'think' (sessions) or 'arrival_rate' (Poisson arrivals), not both")
         return {"type": "poisson", "rate_per_s": rate, "size": size}
     if think is not None:
         if size is None:

@@ -55,8 +55,9 @@ def test_bad_arguments_are_reported(argv, message, capsys):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["design", "pi", "--capacity", "100", "--capacity-bps", "1e6"], "not both"),
-    (["margins", "pi", "--a", "1e-5"], "--a and --b go together"),
+    (["design", "pi", "--capacity", "100", "--capacity-bps", "1e6"],
+     "aqmlab: error: --capacity-bps: give --capacity (packets/s) or --capacity-bps, not both"),
+    (["margins", "pi", "--a", "1e-5"], "aqmlab: error: --b: give --a and --b together"),
     (["margins", "pi", "--a", "1e-5", "--b", "2e-5"], "a must be finite and > b"),
 ])
 def test_bad_value_combinations_exit_2(argv, message, capsys):

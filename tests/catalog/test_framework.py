@@ -286,19 +286,19 @@ def test_cli_list(capsys):
 
 def test_cli_list_takes_the_ids_and_refuses_unknown_ones(capsys):
     # Once ignored: --list with any id, known or not, listed the whole catalog.
+    from aqmlab.cli import main
+
     p = _parser()
     args = p.parse_args(["reproduce", "--list", "pie13-fig1*"])
     assert args.func(args) == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
     assert listed == [e.id for e in catalog.select(["pie13-fig1*"])] and listed
-    args = p.parse_args(["reproduce", "--list", "pie13-fig99"])
-    assert args.func(args) == 2
+    assert main(["reproduce", "--list", "pie13-fig99"]) == 2
     out = capsys.readouterr()
-    assert out.out == "" and "no experiment matches 'pie13-fig99'; see `aqmlab reproduce --list`" in out.err
+    assert out.out == "" and "aqmlab: error: ID: no experiment matches 'pie13-fig99'; see `aqmlab reproduce --list`" in out.err
     # And ids beside --all, which ran everything whatever the ids.
-    args = p.parse_args(["reproduce", "--all", "pie13-fig6", "--quick"])
-    assert args.func(args) == 2
-    assert "give experiment ids or --all, not both" in capsys.readouterr().err
+    assert main(["reproduce", "--all", "pie13-fig6", "--quick"]) == 2
+    assert "aqmlab: error: --all: give experiment ids or --all, not both" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -327,13 +327,14 @@ def test_cli_runs_one_experiment_and_writes_the_report(tmp_path, capsys):
 
 
 def test_cli_rejects_unknown_ids_and_empty_requests(capsys):
-    p = _parser()
-    for argv in (["reproduce", "nope"], ["reproduce"]):
-        args = p.parse_args(argv)
-        assert args.func(args) == 2
-    assert "nope" in capsys.readouterr().err
+    from aqmlab.cli import main
+
+    assert main(["reproduce", "nope"]) == 2
+    assert "aqmlab: error: ID: no experiment matches 'nope'" in capsys.readouterr().err
+    assert main(["reproduce"]) == 2
+    assert "aqmlab: error: ID: name experiments (see --list), or give --all" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        p.parse_args(["reproduce", "--all", "-j", "0"])
+        _parser().parse_args(["reproduce", "--all", "-j", "0"])
 
 
 def test_the_summary_page_counts_verdicts_and_seed_robustness_per_paper():

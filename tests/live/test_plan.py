@@ -103,12 +103,13 @@ def test_reproduce_live_lists_and_rejects_experiments_without_a_live_form(capsys
     assert main(["reproduce", "--live", "--list"]) == 0
     assert capsys.readouterr().out.split() == ["pie13-fig10", "pie13-fig11"]
     assert main(["reproduce", "--live", "pie13-fig7"]) == 2
-    assert "no live experiment matches 'pie13-fig7'" in capsys.readouterr().err
+    assert ("aqmlab: error: ID: no live experiment matches 'pie13-fig7'; see `aqmlab reproduce --live --list`"
+            in capsys.readouterr().err)
     # --list with ids lists those (an unknown one was ignored: the whole list came out).
     assert main(["reproduce", "--live", "--list", "pie13-fig11"]) == 0
     assert capsys.readouterr().out.split() == ["pie13-fig11"]
     assert main(["reproduce", "--live", "--list", "pie13-fig7"]) == 2
-    assert "no live experiment matches 'pie13-fig7'" in capsys.readouterr().err
+    assert "aqmlab: error: ID: no live experiment matches 'pie13-fig7'" in capsys.readouterr().err
 
 
 def test_reproduce_live_needs_ids_or_all_and_takes_the_catalogs_globs(capsys, monkeypatch, tmp_path):
@@ -126,7 +127,7 @@ def test_reproduce_live_needs_ids_or_all_and_takes_the_catalogs_globs(capsys, mo
     monkeypatch.setattr(system, "require_privileges", lambda: None)
     monkeypatch.chdir(tmp_path)
     assert main(["reproduce", "--live"]) == 2
-    assert "aqmlab reproduce: name experiments (see --list), or give --all" in capsys.readouterr().err
+    assert "aqmlab: error: ID: name experiments (see --list), or give --all" in capsys.readouterr().err
     for pattern, listed in (("pie13-fig1*", ["pie13-fig10", "pie13-fig11"]), ("pie13-fig1[1]", ["pie13-fig11"])):
         assert main(["reproduce", "--live", "--list", pattern]) == 0
         assert capsys.readouterr().out.split() == listed
@@ -180,4 +181,65 @@ def test_options_of_another_mode_are_refused(argv, message, capsys):
     from aqmlab.cli import main
 
     assert main(["live", *argv]) == 2
-    assert f"aqmlab live: {message}" in capsys.readouterr().err
+    assert f"aqmlab: error: {message}" in capsys.readouterr().err
+
+
+def _fake_run(ran: list, outcome=None):
+    """`live.run` that builds nothing: it records the scenario, or raises ``outcome``."""
+    from types import SimpleNamespace
+
+    def run(raw, opts, progress=None):
+        ran.append(raw)
+        if outcome is not None:
+            raise outcome
+        return SimpleNamespace(text=lambda: "", summary={"interrupted": False})
+
+    return run
+
+
+def test_errors_take_the_one_form_with_lives_exit_codes(capsys, monkeypatch):
+    # Once `aqmlab live: ...` and `aqmlab reproduce --live: ...`, where every other command
+    # prints `aqmlab: error: ...`.
+    import aqmlab.live as live
+    import aqmlab.live.system as system
+    from aqmlab.cli import main
+
+    def lacks_privileges():
+        raise system.PrivilegeError("this process lacks CAP_NET_ADMIN")
+
+    monkeypatch.setattr(system, "require_privileges", lacks_privileges)
+    assert main(["live", "pie-base"]) == 2
+    assert capsys.readouterr().err == "aqmlab: error: this process lacks CAP_NET_ADMIN\n"
+    monkeypatch.setattr(system, "require_privileges", lambda: None)
+    assert main(["live"]) == 2
+    assert capsys.readouterr().err == ("aqmlab: error: scenario: give a scenario file or built-in name, or --bench "
+                                       "or --cleanup\n")
+    for outcome, code, message in ((system.LiveError("the router failed"), 1, "aqmlab: error: the router failed"),
+                                   (KeyboardInterrupt(), 130, "aqmlab: interrupted; testbed removed")):
+        monkeypatch.setattr(live, "run", _fake_run([], outcome))
+        assert main(["live", "pie-base", "-q"]) == code
+        assert capsys.readouterr().err == message + "\n"
+
+
+def test_set_profile_warns_as_run_does_when_it_sets_nothing(tmp_path, capsys, monkeypatch):
+    # Once silent: `--set` edited the file's table without Scenario.with_values, so a new profile
+    # on a saved, resolved scenario.toml (every option written) changed nothing, unannounced.
+    import warnings
+
+    import aqmlab.live as live
+    import aqmlab.live.system as system
+    from aqmlab import AqmlabWarning, Scenario
+    from aqmlab.cli import main
+
+    ran: list[dict] = []
+    monkeypatch.setattr(system, "require_privileges", lambda: None)
+    monkeypatch.setattr(live, "run", _fake_run(ran))
+    saved = tmp_path / "scenario.toml"
+    saved.write_text(Scenario.load("pie-base").to_toml())
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", AqmlabWarning)  # main() shows it as `aqmlab: warning: ...`
+        for scenario, warned in ((saved, True), ("pie-base", False)):
+            assert main(["live", str(scenario), "--set", 'flows[0].profile="linux"', "-q"]) == 0
+            err = capsys.readouterr().err
+            assert ("aqmlab: warning: flows[0].profile: 'linux' sets none of its defaults" in err) == warned, err
+    assert [raw["flows"][0]["profile"] for raw in ran] == ["linux", "linux"]

@@ -71,3 +71,11 @@ def test_a_malformed_cluster_address_is_named(module, name, option):
     with pytest.raises(ScenarioError) as e:
         getattr(aqmlab.sweep, name)("bogus")
     assert e.value.path == option and "bogus" in str(e.value)
+
+
+def test_dask_and_ray_together_are_refused():
+    from aqmlab.errors import ScenarioError
+    from aqmlab.sweep.backends import make_backend
+
+    with pytest.raises(ScenarioError, match=r"^--ray: give --dask or --ray, not both$"):
+        make_backend(dask="local", ray="local")

@@ -12,7 +12,7 @@ from scipy import stats
 from aqmlab.sweep import example_path, load_results, plots
 from aqmlab.sweep import Sweep, runner
 from aqmlab.sweep.cli import main, register
-from sweep_cases import SMALL, FailIf, sweep_cli, sweep_dict, write_sweep
+from sweep_cases import SMALL, SMALL_BASE, FailIf, sweep_cli, sweep_dict, write_sweep
 
 
 def test_register_adds_a_documented_sweep_subcommand():
@@ -99,6 +99,29 @@ def test_list_run_collect_and_plot(tmp_path, capsys):
     pd.testing.assert_frame_equal(pd.read_parquet(store / "summary.parquet"), before)
     assert main([str(path), "-o", str(store), "--list"]) == 0
     assert all(" ok " in line for line in capsys.readouterr().out.splitlines())
+
+
+def test_a_profile_axis_warns_once_per_value_where_it_sets_nothing(tmp_path, capsys):
+    # Once silent: axis values and [set] edited the base without the warning of `aqmlab run --set`
+    # when a new profile sets nothing (a saved, resolved scenario.toml writes every option).
+    import warnings
+
+    from aqmlab import AqmlabWarning, Scenario
+
+    (tmp_path / "saved.toml").write_text(Scenario.from_dict(SMALL_BASE).to_toml())
+    axes = {**SMALL["axes"], "flows[0].profile": ["linux", "ns3"]}
+    cases = [({"base": "saved.toml", "axes": axes}, 32, ["linux", "ns3"]),
+             ({"base": "saved.toml", "set": {"flows[0].profile": "ns3"}}, 16, ["ns3"]),
+             ({"base": SMALL_BASE, "axes": axes}, 32, [])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", AqmlabWarning)  # shown each time: none is repeated per run
+        for edit, runs, warned in cases:
+            path = write_sweep(tmp_path / "s.toml", sweep_dict(**edit))
+            assert main([str(path), "-o", str(tmp_path / "store"), "--list"]) == 0
+            out, err = capsys.readouterr()
+            assert len(out.splitlines()) == runs
+            assert [line.partition(" sets none of its defaults: ")[0] for line in err.splitlines()] == [
+                f"aqmlab: warning: flows[0].profile: '{p}'" for p in warned], err
 
 
 def test_failed_runs_exit_1_and_are_listed(tmp_path, capsys, monkeypatch):

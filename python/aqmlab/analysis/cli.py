@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import functools
 import math
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,7 +67,9 @@ def _reporting_errors(command: Callable[[argparse.Namespace], int]) -> Callable[
         try:
             return command(args)
         except ValueError as e:
-            print(f"aqmlab: error: {e}", file=sys.stderr)
+            from ..cli import print_error
+
+            print_error(e)
             return 2
 
     return run

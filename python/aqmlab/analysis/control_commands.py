@@ -8,6 +8,7 @@ import argparse
 import numpy as np
 
 from .._options import fill_defaults, refuse_given
+from ..errors import ScenarioError
 from .cli import DESIGN_DEFAULTS, MARGINS_DEFAULTS
 from .design import (
     design_p,
@@ -51,7 +52,7 @@ def _refuse_other_controllers(args: argparse.Namespace, readers: dict[str, tuple
 
 def _capacity(args: argparse.Namespace) -> float:
     if args.capacity is not None and args.capacity_bps is not None:
-        raise ValueError("give --capacity (packets/s) or --capacity-bps, not both")
+        raise ScenarioError("--capacity-bps", "give --capacity (packets/s) or --capacity-bps, not both")
     if args.capacity_bps is not None:
         return args.capacity_bps / (8.0 * args.packet_bytes)
     return args.capacity if args.capacity is not None else args.default_capacity
@@ -130,7 +131,7 @@ def _margins_pi(args: argparse.Namespace) -> int:
     rtts = args.rtt or [0.2467]
     if args.a is not None or args.b is not None:
         if args.a is None or args.b is None:
-            raise ValueError("--a and --b go together")
+            raise ScenarioError("--b" if args.b is None else "--a", "give --a and --b together (the digital gains)")
         k_pi, z = digital_to_pi(args.a, args.b, args.fs)
     elif args.k_pi is not None:
         k_pi = args.k_pi

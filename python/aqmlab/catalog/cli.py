@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
+
+from ..errors import ScenarioError
 
 
 # The defaults of the options that only a run reads (see aqmlab._options).
@@ -23,8 +24,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from .runner import run_experiments
 
     if args.all and args.ids:
-        print("aqmlab reproduce: give experiment ids or --all, not both", file=sys.stderr)
-        return 2
+        raise ScenarioError("--all", "give experiment ids or --all, not both")
     if args.list:
         refuse_given(args, ["--quick", "--seeds", "--jobs", "--output"], "applies only without --list (--list "
                                                                            "runs nothing and writes nothing)")
@@ -35,8 +35,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if not args.list:
         _check_output_dir("--output", args.output)  # the default too, as main() checks a given one
     if not args.all and not args.ids and not args.list:
-        print("aqmlab reproduce: name experiments (see --list), or give --all", file=sys.stderr)
-        return 2
+        raise ScenarioError("ID", "name experiments (see --list), or give --all")
     if args.live:
         from ..live.reproduce import cmd_reproduce_live
 
@@ -44,8 +43,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     try:
         exps = registry.select(args.ids) if args.ids else registry.experiments()
     except KeyError as e:
-        print(f"aqmlab reproduce: {e.args[0]}", file=sys.stderr)
-        return 2
+        raise ScenarioError("ID", e.args[0]) from None
     if args.list:
         for e in exps:
             print(f"{e.id:<30} {e.figure:<34} {e.title}")

@@ -34,30 +34,32 @@ def _spin_us(text: str) -> float:
 
 def _raw(args) -> dict:
     from ..cli import _parse_set
-    from . import load_raw, with_values
+    from . import Scenario, load_raw
 
     raw = load_raw(args.scenario)
     values = _parse_set(args.set or [])
     if args.seed is not None:
         values["seed"] = args.seed
-    return with_values(raw, values)
+    # Scenario.with_values, as `aqmlab run --set`: it warns of a new profile that sets nothing.
+    return Scenario.from_dict(raw).with_values(values).given if values else raw
 
 
-def guarded(prefix: str, body) -> int:
-    """Runs `body()` and maps the live errors to exit codes: 2 for missing privileges or a bad
-    scenario (before anything was built), 1 for a failed run, 130 for Ctrl-C."""
+def guarded(body) -> int:
+    """Runs `body()` and maps the live run's own errors to exit codes: 2 for missing privileges,
+    1 for a failed run, 130 for Ctrl-C. A bad scenario (ScenarioError) is main()'s, also exit 2."""
+    from ..cli import print_error
     from .system import LiveError, PrivilegeError
 
     try:
         return body()
-    except (PrivilegeError, ScenarioError, KeyError) as e:
-        print(f"{prefix}: {e.args[0] if isinstance(e, KeyError) else e}", file=sys.stderr)
+    except PrivilegeError as e:
+        print_error(e)
         return 2
     except LiveError as e:
-        print(f"{prefix}: {e}", file=sys.stderr)
+        print_error(e)
         return 1
     except KeyboardInterrupt:
-        print(f"{prefix}: interrupted; testbed removed", file=sys.stderr)
+        print("aqmlab: interrupted; testbed removed", file=sys.stderr)
         return 130
 
 
@@ -92,8 +94,7 @@ def _live(args) -> int:
         run_bench(args.rates, args.bench_duration, opts)
         return 0
     if not args.scenario:
-        print("aqmlab live: give a SCENARIO (or --bench, --cleanup)", file=sys.stderr)
-        return 2
+        raise ScenarioError("scenario", "give a scenario file or built-in name, or --bench or --cleanup")
     raw = _raw(args)
     progress = None if not args.quiet else False
     if args.compare:
@@ -111,10 +112,12 @@ def _live(args) -> int:
 
 
 def cmd_live(args) -> int:
-    return guarded("aqmlab live", lambda: _live(args))
+    return guarded(lambda: _live(args))
 
 
 def register(sub) -> argparse.ArgumentParser:
+    from ..cli import SET_HELP
+
     p = sub.add_parser(
         "live", help="run a scenario on real Linux TCP through the simulator's AQM (needs root)",
         description="Build a testbed of network namespaces (sender, router, receiver), run the scenario's "
@@ -125,7 +128,7 @@ def register(sub) -> argparse.ArgumentParser:
         epilog="examples: sudo aqmlab live pie-base -o out/live; aqmlab live pie-base --compare -o out/cmp; "
                "aqmlab live --bench; aqmlab live --cleanup")
     p.add_argument("scenario", nargs="?", help="a scenario TOML file or built-in name")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a field by dotted path (repeatable)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help=SET_HELP)
     p.add_argument("--seed", type=int, help="override the scenario's seed")
     p.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the results")
     p.add_argument("--no-plots", action="store_true", help="with -o: skip the PNG plots")

@@ -16,6 +16,8 @@ import json
 import time
 from pathlib import Path
 
+from ..errors import ScenarioError
+
 LIVE_EXPERIMENTS = ("pie13-fig10", "pie13-fig11")
 
 
@@ -26,7 +28,10 @@ def _select(ids: list[str], every: bool) -> list[str]:
 
     if every or not ids:
         return list(LIVE_EXPERIMENTS)
-    return matching(ids, LIVE_EXPERIMENTS, "live experiment", "aqmlab reproduce --live --list")
+    try:
+        return matching(ids, LIVE_EXPERIMENTS, "live experiment", "aqmlab reproduce --live --list")
+    except KeyError as e:
+        raise ScenarioError("ID", e.args[0]) from None
 
 
 def run_live_experiment(exp_id: str, *, quick: bool, opts=None) -> dict:
@@ -123,4 +128,4 @@ def _reproduce_live(args) -> int:
 def cmd_reproduce_live(args) -> int:
     from .cli import guarded
 
-    return guarded("aqmlab reproduce --live", lambda: _reproduce_live(args))
+    return guarded(lambda: _reproduce_live(args))

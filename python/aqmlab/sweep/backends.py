@@ -181,7 +181,7 @@ def _outcome(get: Callable[[], Any]) -> Any:
 def make_backend(*, workers: int | None = None, dask: str | None = None, ray: str | None = None) -> Backend:
     """The backend the command-line options name: ``--dask``, ``--ray``, else the local pool."""
     if dask is not None and ray is not None:
-        raise ScenarioError("--dask", "give at most one of --dask and --ray")
+        raise ScenarioError("--ray", "give --dask or --ray, not both")
     if dask is not None:
         return DaskBackend(dask)
     if ray is not None:

@@ -88,14 +88,6 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_sweep)
 
 
-def cmd_sweep(args) -> int:
-    try:
-        return _sweep(args)
-    except (ScenarioError, FileNotFoundError) as e:
-        print(f"aqmlab: error: {e}", file=sys.stderr)
-        return 2
-
-
 def _store_dir(args, sweep) -> Path:
     if args.store:
         return Path(args.store)
@@ -108,7 +100,7 @@ def _store_dir(args, sweep) -> Path:
 _RUN_OPTIONS = ["--traces", "--no-traces", "--workers", "--dask", "--ray", "--quiet"]
 
 
-def _sweep(args) -> int:
+def cmd_sweep(args) -> int:
     from .._options import refuse_given
     from .runner import print_failures, run_sweep
     from .spec import Sweep
@@ -180,12 +172,6 @@ def _list(sweep, store) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m aqmlab.sweep ARGS`` = ``aqmlab sweep ARGS``."""
-    parser = argparse.ArgumentParser(prog="aqmlab")
-    register(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
-    args = parser.parse_args(["sweep", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return args.func(args)
-    except KeyboardInterrupt:
-        # Ctrl-C during set-up (loading, starting a cluster): nothing was recorded half-way.
-        print("aqmlab: interrupted", file=sys.stderr)
-        return 130
+    from ..cli import main as aqmlab_main
+
+    return aqmlab_main(["sweep", *(sys.argv[1:] if argv is None else argv)])

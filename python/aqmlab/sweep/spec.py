@@ -168,15 +168,14 @@ class Sweep:
             raise ScenarioError("base", "is required: a scenario path, a built-in scenario name or a [base] table")
         base_data = _load_base(data["base"], Path(base_dir))
         try:
-            Scenario.from_dict(base_data)
+            written = Scenario.from_dict(base_data)
         except ScenarioError as e:
             raise _under("base", e) from None
         fixed = data.get("set", {})
         if not isinstance(fixed, dict):
             raise ScenarioError("set", f"expected a table of field paths to values, got {fixed!r}")
         try:
-            base_data = with_values(base_data, _flatten_set(fixed))
-            base = Scenario.from_dict(base_data)
+            base = written.with_values(_flatten_set(fixed))
         except ScenarioError as e:
             raise _under("set", e) from None
 
@@ -219,8 +218,9 @@ class Sweep:
                                         f"starting with '.' or '-' (it names the store directory NAME-results), "
                                         f"got {data['name']!r}")
         sweep = cls(name=data.get("name", base.name), description=data.get("description", ""), base=base,
-                    base_data=base_data, groups=tuple(groups), replications=replications, seed=seed, traces=traces)
+                    base_data=base.given, groups=tuple(groups), replications=replications, seed=seed, traces=traces)
         sweep.check_count()
+        sweep._check_values()
         sweep.runs()  # validates every grid point now
         return sweep
 
@@ -252,8 +252,7 @@ class Sweep:
         return list(itertools.product(*(range(len(g[0][1])) for g in self.groups)))
 
     def runs(self) -> list[RunSpec]:
-        """Every run, validated: a bad value raises :class:`ScenarioError` naming the axis and value."""
-        self._check_values()
+        """Every run, validated (a bad combination of values raises :class:`ScenarioError`)."""
         version = _version()
         stored = [[_column_value(list(vals)) for _, vals in g] for g in self.groups]
         specs, by_key = [], {}
@@ -285,13 +284,14 @@ class Sweep:
     def _check_values(self) -> None:
         """Each group's values against the base, index by index, so the error names the axis and
         the value rather than a combination. The fields of a zip group go in together: they are
-        linked (RED's min_th and max_th, say) and may be valid only as a pair."""
+        linked (RED's min_th and max_th, say) and may be valid only as a pair. A new profile that
+        sets nothing is warned about here, once per value, as `aqmlab run --set` does."""
         for g in self.groups:
             paths = [path for path, _ in g]
             for i in range(len(g[0][1])):
                 point = {path: values[i] for path, values in g}
                 try:
-                    self.scenario(point)
+                    self.base.with_values(point)
                 except ScenarioError as e:
                     if len(paths) == 1:
                         where, what = f"axes.{paths[0]}[{i}]", repr(point[paths[0]])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from ..errors import ScenarioError
@@ -10,6 +9,7 @@ from ..errors import ScenarioError
 
 def cmd_xval(args) -> int:  # type: ignore[no-untyped-def]
     from .._options import refuse_given
+    from ..cli import _load, print_error
     from . import BuildError, Ns3Unavailable
     from . import run as xval_run
     from .suite import run_suite
@@ -17,7 +17,7 @@ def cmd_xval(args) -> int:  # type: ignore[no-untyped-def]
     try:
         if args.suite:
             if args.scenario:
-                raise ScenarioError("--suite", "give either a scenario or --suite, not both")
+                raise ScenarioError("--suite", "give a scenario or --suite, not both")
             refuse_given(args, ["--set"], "applies only to one scenario (the suite's scenarios run as written)")
             table, ok = run_suite(Path(args.output or "xval-suite"), seeds=args.seeds, only=args.only)
             print(table)
@@ -25,14 +25,9 @@ def cmd_xval(args) -> int:  # type: ignore[no-untyped-def]
         refuse_given(args, ["--only"], "applies only with --suite (it picks the suite's scenarios)")
         if not args.scenario:
             raise ScenarioError("scenario", "give a scenario file or built-in name, or --suite")
-        from ..cli import _load
-
         doc = xval_run(_load(args), seeds=args.seeds, outdir=args.output)
-    except Ns3Unavailable as e:
-        print(f"aqmlab: error: {e}", file=sys.stderr)
-        return 2
-    except BuildError as e:
-        print(f"aqmlab: error: {e}", file=sys.stderr)
+    except (Ns3Unavailable, BuildError) as e:
+        print_error(e)
         return 2
     for r in doc["rows"]:
         print(f"{r['metric']:<28} aqmlab {_f(r['ours_mean'])} ± {_f(r['ours_std'])}   ns-3 {_f(r['ns3_mean'])} ± "
