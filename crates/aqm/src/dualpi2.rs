@@ -88,15 +88,15 @@ crate::params! {
         target: Nanos [Duration, None, Range::closed(1e3, 10e9)] = (15 * NS_PER_MS);
         /// Update period of p′.
         tupdate: Nanos [Duration, None, Range::closed(1e3, 10e9)] = { Linux: 16 * NS_PER_MS, Rfc: 15 * NS_PER_MS };
-        /// Integral gain (`linux`: taken in steps of 1/256 Hz as tc does).
+        /// Integral gain (`linux`: in whole 1/256 Hz, truncated as tc sends it).
         alpha: f64 [Float, Some("Hz"), Range::closed(0.0, 1e6)] = { Linux: 41.0 / 256.0, Rfc: 0.15 };
-        /// Proportional gain (`linux`: in steps of 1/256 Hz).
+        /// Proportional gain (`linux`: in whole 1/256 Hz, truncated as tc sends it).
         beta: f64 [Float, Some("Hz"), Range::closed(0.0, 1e6)] = { Linux: 819.0 / 256.0, Rfc: 3.0 };
         /// Coupling factor k: p_CL = k·p′ (`linux`: a whole number, sch_dualpi2's u8).
         coupling: f64 [Float, None, Range::above(0.0, 255.0)] = (2.0);
         /// L queue native marking threshold on the sojourn time (the ramp's minTh in `rfc`).
         step_thresh: Nanos [Duration, None, Range::closed(0.0, 10e9)] = { Linux: NS_PER_MS, Rfc: 800 * NS_PER_US };
-        /// Width of the native marking ramp above `step_thresh`; 0 is a step (mark when the sojourn exceeds it).
+        /// Width of the native marking ramp above `step_thresh` (`rfc`); 0 is a step (mark when the sojourn exceeds it), the only marking of `linux`.
         ramp_range: Nanos [Duration, None, Range::closed(0.0, 10e9)] = { Linux: 0, Rfc: 400 * NS_PER_US };
         /// Native marking applies only to packets that found at least this many packets in the L queue (RFC Th_len).
         min_qlen_step: u32 [Int, Some("packets"), Range::closed(0.0, 1e9)] = { Linux: 0, Rfc: 1 };
@@ -117,34 +117,54 @@ crate::params! {
     }
 }
 
-/// A gain in Hz as tc sends it: a whole number of 1/256 Hz, at least 1, at most 2³¹ − 1.
+/// A gain in Hz as tc sends it (iproute2 `parse_alpha_beta`): the value as a C float times 256,
+/// truncated to a whole number of 1/256 Hz; sch_dualpi2's policy refuses 0 and takes at most
+/// 2³¹ − 1.
 fn gain_256(name: &str, hz: f64) -> Result<u32, String> {
-    let v = (hz * 256.0).round();
-    if !(1.0..=(i32::MAX as f64)).contains(&v) {
-        return Err(format!("{name}: {hz} Hz is outside the linux profile's range [1/256 Hz, 8388607 Hz] (sch_dualpi2 takes 1/256 Hz steps)"));
+    let v = ((hz as f32) * 256.0f32).trunc();
+    if !(1.0..=(i32::MAX as f32)).contains(&v) {
+        return Err(format!("{name}: {hz} Hz is outside the linux profile's range [1/256 Hz, 8388607 Hz] (sch_dualpi2 takes whole 1/256 Hz)"));
     }
     Ok(v as u32)
 }
 
+/// sch_dualpi2 keeps tupdate and the step threshold as u32 nanoseconds (`convert_us_to_nsec`
+/// caps larger values there without a word): a longer time is refused instead.
+fn u32_ns(name: &str, ns: Nanos) -> Result<(), String> {
+    if ns > u32::MAX as Nanos {
+        return Err(format!("{name}: {} is outside the linux profile's range (at most 4.294967295s: sch_dualpi2 keeps it in u32 nanoseconds)", fmt_ns(ns)));
+    }
+    Ok(())
+}
+
 impl Finish<DualPi2Config> for DualPi2Params {
     fn finish(&mut self, _given: &DualPi2Config) -> Result<(), String> {
-        if self.step_thresh + self.ramp_range >= self.target {
-            return Err(format!(
-                "step_thresh: the L queue's marking threshold {} (+ ramp_range {}) must be below the classic target {}",
-                fmt_ns(self.step_thresh),
-                fmt_ns(self.ramp_range),
-                fmt_ns(self.target)
-            ));
-        }
         match self.profile {
             DualPi2Profile::Linux => {
+                // sch_dualpi2 relates none of its times to one another (`dualpi2_change`): a
+                // target at or below the step threshold is the user's to choose.
                 if self.coupling.fract() != 0.0 || self.coupling < 1.0 {
                     return Err(format!("coupling: {} is not a whole number in [1, 255] (sch_dualpi2 keeps k in a u8)", self.coupling));
                 }
                 gain_256("alpha", self.alpha)?;
                 gain_256("beta", self.beta)?;
+                u32_ns("tupdate", self.tupdate)?;
+                u32_ns("step_thresh", self.step_thresh)?;
+                if self.ramp_range != 0 {
+                    return Err(format!("ramp_range: {} is a ramp, and the linux profile marks on a step (sch_dualpi2 has no ramp): give 0s, or the rfc profile", fmt_ns(self.ramp_range)));
+                }
             }
             DualPi2Profile::Rfc => {
+                // Appendix A's L ramp (800 µs + 400 µs) sits well below the classic target
+                // (15 ms); one reaching it would make the L queue's own marking no shallower.
+                if self.step_thresh + self.ramp_range >= self.target {
+                    return Err(format!(
+                        "step_thresh: the L queue's marking threshold {} (+ ramp_range {}) must be below the classic target {}",
+                        fmt_ns(self.step_thresh),
+                        fmt_ns(self.ramp_range),
+                        fmt_ns(self.target)
+                    ));
+                }
                 if self.drop_early {
                     return Err("drop_early: the rfc profile decides at dequeue (Appendix A); drop_early is a linux option".into());
                 }

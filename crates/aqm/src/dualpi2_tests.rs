@@ -289,9 +289,14 @@ fn bad_parameters_are_named() {
     let bad = [
         (r#"{"type":"dualpi2","coupling":0}"#, "coupling: 0 is outside the accepted range (0, 255]"),
         (r#"{"type":"dualpi2","coupling":1.5}"#, "coupling: 1.5 is not a whole number in [1, 255] (sch_dualpi2 keeps k in a u8)"),
-        (r#"{"type":"dualpi2","step_thresh":15000000}"#, "step_thresh: the L queue's marking threshold 15ms (+ ramp_range 0ns) must be below the classic target 15ms"),
         (r#"{"type":"dualpi2","profile":"rfc","target":1000000}"#, "step_thresh: the L queue's marking threshold 800us (+ ramp_range 400us) must be below the classic target 1ms"),
-        (r#"{"type":"dualpi2","alpha":0.001}"#, "alpha: 0.001 Hz is outside the linux profile's range [1/256 Hz, 8388607 Hz] (sch_dualpi2 takes 1/256 Hz steps)"),
+        (r#"{"type":"dualpi2","alpha":0.001}"#, "alpha: 0.001 Hz is outside the linux profile's range [1/256 Hz, 8388607 Hz] (sch_dualpi2 takes whole 1/256 Hz)"),
+        // tc sends (uint32_t)(0.003f · 256) = (uint32_t)0.768 = 0, which sch_dualpi2's policy refuses.
+        (r#"{"type":"dualpi2","alpha":0.003}"#, "alpha: 0.003 Hz is outside the linux profile's range [1/256 Hz, 8388607 Hz] (sch_dualpi2 takes whole 1/256 Hz)"),
+        // sch_dualpi2 holds both times in u32 ns; `convert_us_to_nsec` would cap 5 s at 4.294967295 s.
+        (r#"{"type":"dualpi2","tupdate":5000000000}"#, "tupdate: 5s is outside the linux profile's range (at most 4.294967295s: sch_dualpi2 keeps it in u32 nanoseconds)"),
+        (r#"{"type":"dualpi2","target":10000000000,"step_thresh":5000000000}"#, "step_thresh: 5s is outside the linux profile's range (at most 4.294967295s: sch_dualpi2 keeps it in u32 nanoseconds)"),
+        (r#"{"type":"dualpi2","ramp_range":400000}"#, "ramp_range: 400us is a ramp, and the linux profile marks on a step (sch_dualpi2 has no ramp): give 0s, or the rfc profile"),
         (r#"{"type":"dualpi2","c_protection":101}"#, "c_protection: 101 % is outside the accepted range [0 %, 100 %]"),
         (r#"{"type":"dualpi2","profile":"rfc","drop_early":true}"#, "drop_early: the rfc profile decides at dequeue (Appendix A); drop_early is a linux option"),
     ];
@@ -303,4 +308,29 @@ fn bad_parameters_are_named() {
     assert!(unknown.starts_with("unknown variant `dscp`, expected `l4s_ect` or `any_ect`"), "{unknown}");
     // The rfc profile takes a fractional k.
     assert!(DualPi2Config { profile: Some(DualPi2Profile::Rfc), coupling: Some(1.5), ..Default::default() }.resolve().is_ok());
+}
+
+/// Oracle for the next two: net/sched/sch_dualpi2.c (Linux 6.17) and iproute2's tc/q_dualpi2.c,
+/// worked by hand (an independent audit of this module against them, 2026-11-29).
+///
+/// `dualpi2_policy` gives the target no range and `dualpi2_change` stores it and the step
+/// threshold without relating them, so tc accepts `target 1ms` with the default 1 ms step, and
+/// its own auto-configuration for `max_rtt 5ms`: typical_rtt = 5000/6 = 833 µs, target = 833 µs,
+/// tupdate = min(833 µs, 5000/3 µs) = 833 µs, a target below the step.
+#[test]
+fn linux_takes_a_target_at_or_below_the_step_threshold_as_the_kernel_does() {
+    let ok = |json: &str| serde_json::from_str::<QdiscConfig>(json).unwrap().validate();
+    assert_eq!(ok(r#"{"type":"dualpi2","target":1000000}"#), Ok(()));
+    assert_eq!(ok(r#"{"type":"dualpi2","target":833000,"tupdate":833000}"#), Ok(()));
+}
+
+/// tc's `parse_alpha_beta` sends (uint32_t)(f · 256) of a C float, a truncation: alpha 0.1 →
+/// 0.1f · 256 = 25.6000004 → 25, beta 0.3 → 76.8000031 → 76. `dualpi2_scale_alpha_beta`:
+/// 25·(2³²−1) = 107 374 182 375, >> 2 = 26 843 545 593, / 1e9 = 26; 76·(2³²−1) =
+/// 326 417 514 420, >> 2 = 81 604 378 605, / 1e9 = 81. (Rounding gave 26 and 77, scaled 27
+/// and 82.)
+#[test]
+fn linux_gains_are_truncated_to_whole_1_256_hz_as_tc_sends_them() {
+    let q = build(r#"{"type":"dualpi2","alpha":0.1,"beta":0.3}"#);
+    assert_eq!((q.alpha_fp, q.beta_fp), (26, 81));
 }
