@@ -73,6 +73,11 @@ choice_enum! {
     }
 }
 
+/// The defaults of the two schedulers' own parameters (sch_dualpi2's `c_protection`; twice the
+/// classic target for the time shift).
+const C_PROTECTION: u32 = 10;
+const TSHIFT: Nanos = 30 * NS_PER_MS;
+
 /// sch_dualpi2's 100 % probability.
 const MAX_PROB: u32 = u32::MAX;
 
@@ -107,9 +112,9 @@ crate::params! {
         /// Scheduler between the two queues.
         scheduler: Scheduler [Choice, None, Range::ANY] = (Scheduler::Wrr);
         /// WRR weight of the C queue in percent (the L queue gets the rest).
-        c_protection: u32 [Int, Some("%"), Range::closed(0.0, 100.0)] = (10);
+        c_protection: u32 [Int, Some("%"), Range::closed(0.0, 100.0)] = (C_PROTECTION);
         /// Time shift of the time-shifted FIFO (our default: twice the target; RFC 9332 gives none).
-        tshift: Nanos [Duration, None, Range::closed(0.0, 10e9)] = (30 * NS_PER_MS);
+        tshift: Nanos [Duration, None, Range::closed(0.0, 10e9)] = (TSHIFT);
         /// On overload (k·p′ ≥ 100 %) drop L packets with the classic p′² before marking (otherwise keep ECN's no-loss and let the limit act).
         drop_overload: bool [Bool, None, Range::ANY] = (true);
         /// Decide the coupled drop/mark at enqueue instead of dequeue (`linux` only).
@@ -138,7 +143,18 @@ fn u32_ns(name: &str, ns: Nanos) -> Result<(), String> {
 }
 
 impl Finish<DualPi2Config> for DualPi2Params {
-    fn finish(&mut self, _given: &DualPi2Config) -> Result<(), String> {
+    fn finish(&mut self, given: &DualPi2Config) -> Result<(), String> {
+        // Each scheduler reads only its own parameter: the other's, given, would do nothing
+        // (at its default it is accepted, as a resolved record holds every field).
+        match self.scheduler {
+            Scheduler::Wrr if given.tshift.is_some_and(|t| t != TSHIFT) => {
+                return Err("tshift: applies only with scheduler = \"time_shifted\" (the WRR serves by c_protection)".into());
+            }
+            Scheduler::TimeShifted if given.c_protection.is_some_and(|c| c != C_PROTECTION) => {
+                return Err("c_protection: applies only with scheduler = \"wrr\" (the time-shifted FIFO serves by tshift)".into());
+            }
+            _ => {}
+        }
         match self.profile {
             DualPi2Profile::Linux => {
                 // sch_dualpi2 relates none of its times to one another (`dualpi2_change`): a

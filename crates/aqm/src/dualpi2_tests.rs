@@ -298,6 +298,8 @@ fn bad_parameters_are_named() {
         (r#"{"type":"dualpi2","target":10000000000,"step_thresh":5000000000}"#, "step_thresh: 5s is outside the linux profile's range (at most 4.294967295s: sch_dualpi2 keeps it in u32 nanoseconds)"),
         (r#"{"type":"dualpi2","ramp_range":400000}"#, "ramp_range: 400us is a ramp, and the linux profile marks on a step (sch_dualpi2 has no ramp): give 0s, or the rfc profile"),
         (r#"{"type":"dualpi2","c_protection":101}"#, "c_protection: 101 % is outside the accepted range [0 %, 100 %]"),
+        (r#"{"type":"dualpi2","tshift":20000000}"#, "tshift: applies only with scheduler = \"time_shifted\" (the WRR serves by c_protection)"),
+        (r#"{"type":"dualpi2","scheduler":"time_shifted","c_protection":20}"#, "c_protection: applies only with scheduler = \"wrr\" (the time-shifted FIFO serves by tshift)"),
         (r#"{"type":"dualpi2","profile":"rfc","drop_early":true}"#, "drop_early: the rfc profile decides at dequeue (Appendix A); drop_early is a linux option"),
     ];
     for (json, err) in bad {
@@ -306,6 +308,11 @@ fn bad_parameters_are_named() {
     }
     let unknown = serde_json::from_str::<QdiscConfig>(r#"{"type":"dualpi2","classifier":"dscp"}"#).unwrap_err().to_string();
     assert!(unknown.starts_with("unknown variant `dscp`, expected `l4s_ect` or `any_ect`"), "{unknown}");
+    // A scheduler's parameter at its default is accepted with the other scheduler: a resolved
+    // record (a saved scenario) holds every field.
+    let ok = |json: &str| serde_json::from_str::<QdiscConfig>(json).unwrap().validate();
+    assert_eq!(ok(r#"{"type":"dualpi2","tshift":30000000}"#), Ok(()));
+    assert_eq!(ok(r#"{"type":"dualpi2","scheduler":"time_shifted","c_protection":10}"#), Ok(()));
     // The rfc profile takes a fractional k.
     assert!(DualPi2Config { profile: Some(DualPi2Profile::Rfc), coupling: Some(1.5), ..Default::default() }.resolve().is_ok());
 }
