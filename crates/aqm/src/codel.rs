@@ -100,7 +100,9 @@ pub fn newton_step(rec_inv_sqrt: u16, count: u32) -> u16 {
     let x = (rec_inv_sqrt as u64) << 16;
     let x2 = (x * x) >> 32;
     let val = ((3u64 << 32).wrapping_sub(count as u64 * x2)) >> 2;
-    (((val * x) >> 31) >> 16) as u16
+    // u64 arithmetic as the kernel's: after a jump of the count (`on_overflow_drops`) `val`
+    // has wrapped and the product wraps too.
+    ((val.wrapping_mul(x) >> 31) >> 16) as u16
 }
 
 /// codel.h `codel_control_law`: `t + reciprocal_scale(interval, rec_inv_sqrt << 16)`.
@@ -246,6 +248,12 @@ impl Aqm for CoDel {
     fn on_enqueue(&mut self, _now: Nanos, _pkt: &Pkt, _q: &QueueView) -> Verdict {
         // CoDel does nothing at enqueue; the queue's limit is its only arrival-side drop.
         Verdict::Accept
+    }
+
+    /// `fq_codel_drop`: `cvars.count += i` (a u32), so that the flow's next CoDel drop comes
+    /// sooner; `rec_inv_sqrt` is left to the next Newton step.
+    fn on_overflow_drops(&mut self, n: u32) {
+        self.count = self.count.wrapping_add(n);
     }
 
     fn on_dequeue(&mut self, now: Nanos, pkt: &Pkt, q: &QueueView) -> Verdict {

@@ -10,7 +10,10 @@
 //!   re-entering as new), else leaves the lists.
 //! - Overlimit: FQ-PIE drops the arriving packet (sch_fq_pie); FQ-CoDel accepts it and drops
 //!   from the head of the fattest queue until half its bytes or `drop_batch` packets are gone
-//!   (sch_fq_codel `fq_codel_drop`).
+//!   (sch_fq_codel `fq_codel_drop`), and in its `linux` profile raises that queue's CoDel
+//!   count by the packets dropped.
+//! - A periodic law (FQ-PIE's PIE) is updated for every queue by one timer; with a `linux` PIE
+//!   at most 2048 queues a run, the rest from the next jiffy on (`fq_pie_timer`).
 //!
 //! Per-packet paths allocate nothing: queues and lists are sized at construction.
 
@@ -53,6 +56,12 @@ pub struct FairQueue<A: Aqm> {
     salt: u64,
     backlog: Backlog,
     next_update: Option<Nanos>,
+    /// Overflow drops raise the queue's law's signal ([`FairQueue::with_overflow_feedback`]).
+    overflow_feedback: bool,
+    /// At most this many laws updated per timer run, the rest that long later
+    /// ([`FairQueue::with_timer_chunks`]); and where the next run starts.
+    timer_chunk: Option<(usize, Nanos)>,
+    cursor: usize,
 }
 
 /// SplitMix64's output mix: spreads neighbouring flow ids over the whole 64-bit range.
@@ -87,7 +96,23 @@ impl<A: Aqm> FairQueue<A> {
             salt,
             backlog: Backlog::default(),
             next_update,
+            overflow_feedback: false,
+            timer_chunk: None,
+            cursor: 0,
         }
+    }
+
+    /// Tells a queue's law how many of its packets an overflow dropped (sch_fq_codel, v4.7 on).
+    pub fn with_overflow_feedback(mut self) -> Self {
+        self.overflow_feedback = true;
+        self
+    }
+
+    /// Updates at most `size` laws per timer run and runs again `tick` later while some remain
+    /// (sch_fq_pie's `fq_pie_timer`: 2048 flows a run, the rest from the next jiffy on).
+    pub fn with_timer_chunks(mut self, size: usize, tick: Nanos) -> Self {
+        self.timer_chunk = Some((size, tick));
+        self
     }
 
     /// The queue index of flow `flow`.
@@ -156,6 +181,9 @@ impl<A: Aqm> FairQueue<A> {
             if n >= batch || dropped >= threshold {
                 break;
             }
+        }
+        if self.overflow_feedback {
+            q.law.on_overflow_drops(n);
         }
     }
 }
@@ -228,12 +256,24 @@ impl<A: Aqm> QueueDisc for FairQueue<A> {
     }
 
     fn update(&mut self, now: Nanos) {
-        // sch_fq_pie's timer: every queue's law, idle ones too, with that queue's backlog.
-        for q in &mut self.queues {
+        // sch_fq_pie's timer: every queue's law, idle ones too, with that queue's backlog; with
+        // chunks, from the cursor on, and the next chunk a tick later.
+        let n = self.queues.len();
+        let end = self.timer_chunk.map_or(n, |(size, _)| (self.cursor + size).min(n));
+        for q in &mut self.queues[self.cursor..end] {
             let view = QueueView { backlog: q.fifo.backlog(), limit: self.limit };
             q.law.on_update(now, &view);
         }
-        self.next_update = self.queues.first().and_then(|q| q.law.update_interval()).map(|dt| now + dt);
+        self.next_update = match self.timer_chunk {
+            Some((_, tick)) if end < n => {
+                self.cursor = end;
+                Some(now + tick)
+            }
+            _ => {
+                self.cursor = 0;
+                self.queues.first().and_then(|q| q.law.update_interval()).map(|dt| now + dt)
+            }
+        };
     }
 
     fn backlog(&self) -> Backlog {
@@ -267,3 +307,7 @@ impl<A: Aqm> QueueDisc for FairQueue<A> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "fq_kernel_tests.rs"]
+mod kernel_tests;

@@ -4,7 +4,8 @@
 //! Profiles, differing in what a queue's CoDel takes for its minimum-backlog test:
 //! - `linux` (sch_fq_codel, v4.7 to v6.x): `codel_dequeue` is handed the whole qdisc's backlog
 //!   (`sch->qstats.backlog`), so a thin flow's packet can be dropped while other flows fill the
-//!   qdisc; CoDel profile `linux`.
+//!   qdisc; an overflow raises the fat flow's CoDel count by the packets it dropped
+//!   (`fq_codel_drop`); the quantum is at least 256 B; CoDel profile `linux`.
 //! - `ns3` (FqCoDelQueueDisc, ns-3.44): each flow is a CoDelQueueDisc whose `MinBytes` test
 //!   (1500 B) sees its own queue only; CoDel profile `ns3`.
 //!
@@ -53,6 +54,9 @@ crate::params! {
     }
 }
 
+/// sch_fq_codel's smallest quantum.
+const LINUX_MIN_QUANTUM: u32 = 256;
+
 impl Finish<FqCoDelConfig> for FqCoDelParams {
     fn finish(&mut self, given: &FqCoDelConfig) -> Result<(), String> {
         // The per-queue law's view counts against the whole discipline's limit: the inner table
@@ -61,6 +65,10 @@ impl Finish<FqCoDelConfig> for FqCoDelParams {
             return Err("codel.limit: set the limit on the fair queue itself".into());
         }
         self.codel.limit = self.limit;
+        // sch_fq_codel raises a smaller quantum to 256 B without a word (`fq_codel_change`).
+        if self.profile == FqCoDelProfile::Linux && self.quantum.is_some_and(|q| q < LINUX_MIN_QUANTUM) {
+            return Err(format!("quantum: {} B is below the linux profile's {LINUX_MIN_QUANTUM} B (sch_fq_codel raises a smaller quantum to it)", self.quantum.unwrap_or_default()));
+        }
         Ok(())
     }
 }
@@ -68,8 +76,15 @@ impl Finish<FqCoDelConfig> for FqCoDelParams {
 impl FqCoDelParams {
     pub fn build(&self, link: LinkInfo, mut rng: Rng) -> FairQueue<CoDel> {
         let overlimit = Overlimit::DropFromFattest(self.drop_batch);
-        let law_sees_total = self.profile == FqCoDelProfile::Linux;
-        FairQueue::new(self.flows, |_| self.codel.build(link), self.quantum.unwrap_or(link.mtu), self.limit, overlimit, law_sees_total, rng.next_u64())
+        let linux = self.profile == FqCoDelProfile::Linux;
+        // fq_codel_init: the quantum defaults to psched_mtu clamped to [256 B, 1 MiB].
+        let quantum = self.quantum.unwrap_or(if linux { link.mtu.clamp(LINUX_MIN_QUANTUM, 1 << 20) } else { link.mtu });
+        let fq = FairQueue::new(self.flows, |_| self.codel.build(link), quantum, self.limit, overlimit, linux, rng.next_u64());
+        if linux {
+            fq.with_overflow_feedback()
+        } else {
+            fq
+        }
     }
 }
 
@@ -126,8 +141,12 @@ mod tests {
 
     #[test]
     fn deficits_follow_drr() {
-        // spec §8.4 case 3: quantum 90, 120-byte packets, two backlogged flows.
-        let mut q = fq(1000, 90);
+        // spec §8.4 case 3: quantum 90, 120-byte packets, two backlogged flows. The DRR is the
+        // profiles' common part; the ns3 one takes a quantum under sch_fq_codel's 256 B.
+        let mut q = FqCoDelConfig { profile: Some(FqCoDelProfile::Ns3), limit: Some(QueueLimit::Packets(1000)), quantum: Some(90), ..Default::default() }
+            .resolve()
+            .unwrap()
+            .build(LINK, Rng::from_seed(5));
         let mut out = Vec::new();
         for i in 0..10 {
             q.enqueue(0, Pkt::new(i, 120, 1), &mut out);

@@ -1,7 +1,8 @@
 //! FQ-PIE with Linux `sch_fq_pie` semantics (spec §3.1): flow queueing ([`crate::fq`]) with a
 //! full PIE instance per queue, the arriving packet dropped at the limit, the 2-MTU test on the
-//! queue's own backlog, every queue's probability updated by one timer, and ECN marking while
-//! the queue's p ≤ `ecn_prob` %.
+//! queue's own backlog, every queue's probability updated by one timer (with a `linux` PIE, at
+//! most 2048 queues a run and the rest from the next jiffy on, as `fq_pie_timer` does), and
+//! ECN marking while the queue's p ≤ `ecn_prob` %.
 //!
 //! Defaults: limit 10 240 packets, 1024 queues, quantum = the link MTU, ecn_prob 10 %, PIE
 //! profile `linux` (any PIE profile may be named in `pie`).
@@ -12,11 +13,12 @@ use crate::pie::{Pie, PieConfig, PieParams, PieProfile};
 use crate::queue::LinkInfo;
 use crate::rng::Rng;
 use crate::schema::{Finish, NoProfile, Range};
+use crate::time::NS_PER_SEC;
 
 crate::params! {
     /// FQ-PIE with sch_fq_pie semantics: a PIE per flow queue.
     config FqPieConfig => FqPieParams, profile NoProfile,
-    doc "FQ-PIE: flows hashed into queues served by deficit round robin (new flows first), a full PIE per queue (drop at enqueue, one timer updating every queue), the arriving packet dropped at the limit.",
+    doc "FQ-PIE: flows hashed into queues served by deficit round robin (new flows first), a full PIE per queue (drop at enqueue, one timer updating every queue, 2048 a run with a linux PIE), the arriving packet dropped at the limit.",
     source "Linux sch_fq_pie.c (RFC 8033 per flow queue)";
     fields {
         /// Hard limit of the whole discipline, packets or bytes.
@@ -57,7 +59,12 @@ impl FqPieParams {
     pub fn build(&self, link: LinkInfo, mut rng: Rng) -> FairQueue<Pie> {
         let salt = rng.next_u64();
         let law = |_| Pie::new(&self.pie, link, Rng::from_seed(rng.next_u64())).with_ecn_percent(self.ecn_prob);
-        FairQueue::new(self.flows, law, self.quantum.unwrap_or(link.mtu), self.limit, Overlimit::DropArrival, false, salt)
+        let fq = FairQueue::new(self.flows, law, self.quantum.unwrap_or(link.mtu), self.limit, Overlimit::DropArrival, false, salt);
+        match self.pie.hz {
+            // fq_pie_timer: 2048 flows a run, the rest from the next jiffy on.
+            Some(hz) => fq.with_timer_chunks(2048, NS_PER_SEC / hz as u64),
+            None => fq,
+        }
     }
 }
 

@@ -110,6 +110,10 @@ pub trait Aqm {
     /// last packet (CoDel leaves its dropping state here).
     fn on_empty(&mut self, _now: Nanos) {}
 
+    /// `n` packets of this law's queue were just dropped by the discipline around it, its
+    /// buffer full (sch_fq_codel's `fq_codel_drop` raises the flow's CoDel count by them).
+    fn on_overflow_drops(&mut self, _n: u32) {}
+
     /// Period of the background update, if the law has one (PIE's T_update, PI's 1/f_s).
     fn update_interval(&self) -> Option<Nanos> {
         None
