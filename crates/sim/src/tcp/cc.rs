@@ -140,7 +140,7 @@ impl Cc {
             "newreno" | "reno" => Some(Cc::Reno),
             "cubic" => Some(Cc::Cubic(CubicState::default())),
             "dctcp" => Some(Cc::Dctcp(DctcpState::new())),
-            "prague" => Some(Cc::Prague(Box::new(Prague::new(PragueVariant::Linux)))),
+            "prague" => Some(Cc::Prague(Box::new(Prague::new(PragueVariant::Linux, 1500)))),
             "ledbat" => Some(Cc::Ledbat(Default::default())),
             _ => None,
         }
@@ -154,10 +154,11 @@ impl Cc {
         self
     }
 
-    /// Which Prague (other controllers ignore it).
-    pub fn with_prague_variant(mut self, v: PragueVariant) -> Cc {
+    /// Which Prague, for packets of `mtu` bytes, headers included (other controllers ignore
+    /// it).
+    pub fn with_prague(mut self, v: PragueVariant, mtu: u32) -> Cc {
         if let Cc::Prague(p) = &mut self {
-            **p = Prague::new(v);
+            **p = Prague::new(v, mtu);
         }
         self
     }
@@ -199,7 +200,7 @@ impl Cc {
         match self {
             // RFC 5681 §3.1 eq. (3): one segment per window of ACKs.
             Cc::Reno | Cc::Dctcp(_) => *cwnd += n / *cwnd,
-            Cc::Prague(p) => *cwnd += prague::ai_scale(srtt, p.round) * n / *cwnd,
+            Cc::Prague(p) => *cwnd += p.increase(*cwnd, n, srtt),
             Cc::Cubic(s) => s.avoid(cwnd, n, now, srtt),
             Cc::Ledbat(l) => l.grow(cwnd, n),
         }
@@ -220,8 +221,8 @@ impl Cc {
     pub fn ssthresh_on_congestion(&mut self, cwnd: f64, base: f64, ecn: bool) -> f64 {
         match self {
             // RFC 8257 §3.3: an ECN reaction scales cwnd by (1 − α/2); loss halves as Reno.
+            // Prague's ECN response is its own (Prague::respond).
             Cc::Dctcp(d) if ecn => (cwnd * (1.0 - d.alpha / 2.0)).max(2.0),
-            Cc::Prague(p) if ecn => p.reduce(cwnd),
             Cc::Cubic(s) => {
                 // RFC 9438 §4.7 fast convergence.
                 s.w_max = if cwnd < s.w_max { cwnd * (1.0 + CUBIC_BETA) / 2.0 } else { cwnd };
@@ -245,18 +246,18 @@ impl Cc {
         ssthresh
     }
 
-    /// The ECN side of an ACK: DCTCP's bookkeeping (RFC 8257 §3.3: segments acknowledged and
-    /// marked; once per window, α ← (1 − g)α + g·F), or Prague's (see [`Prague::on_ack`]).
-    /// Returns a window the controller imposes now (Prague's first-mark halving), if any.
-    pub fn on_ack_ecn(&mut self, a: AckInfo) -> Option<f64> {
+    /// The ECN side of an ACK, before any response to it: DCTCP's bookkeeping (RFC 8257 §3.3:
+    /// segments acknowledged and marked; once per window, α ← (1 − g)α + g·F, which Linux's
+    /// dctcp_update_alpha does from tcp_in_ack_event, ahead of the reduction), or Prague's
+    /// counts (see [`Prague::on_ack`]; its α waits for the end of the ACK).
+    pub fn on_ack_ecn(&mut self, a: AckInfo) {
         match self {
             Cc::Dctcp(d) => {
                 let over = a.snd_una > d.window_end;
                 d.observe(a.acked, a.marked, over, a.snd_max);
-                None
             }
             Cc::Prague(p) => p.on_ack(a),
-            _ => None,
+            _ => {}
         }
     }
 
@@ -275,6 +276,15 @@ impl Cc {
         match self {
             Cc::Prague(p) => p.reduction_allowed(now),
             _ => true,
+        }
+    }
+
+    /// The least window of data in flight, in segments: Prague's window may fall below 2
+    /// while tcp_prague keeps snd_cwnd at 2 (see [`prague::MIN_CWND`]).
+    pub fn min_window(&self) -> u64 {
+        match self {
+            Cc::Prague(_) => prague::MIN_CWND,
+            _ => 1,
         }
     }
 

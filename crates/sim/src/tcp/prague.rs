@@ -6,22 +6,39 @@
 //! Two variants, where the sources differ:
 //! - [`PragueVariant::Linux`], tcp_prague v0.7 (2024): α starts at 0 and is not updated until
 //!   the first CE mark, which halves the window instead (prague_alpha_mode = 0:
-//!   "half cwnd at 1st mark"); no Classic ECN fall-back (the module dropped it after v0.6).
+//!   "half cwnd at 1st mark"); in slow start both that halving and an ECN reduction last only
+//!   when the ACK grows nothing and they take the window down by a whole segment
+//!   (prague_update_cwnd: tcp_slow_start then resets the fractional window to snd_cwnd, which
+//!   neither touched; otherwise snd_cwnd steps down and sets ssthresh), so slow start ends on
+//!   a wholly marked ACK; the additive increase is MTU_SYS = 1500 bytes per round trip, not
+//!   one segment (`increase * MTU_SYS / tcp_mss_to_mtu`); no Classic ECN fall-back (the module
+//!   dropped it after v0.6).
 //! - [`PragueVariant::Draft`]: α starts at 1 as DCTCP's (RFC 8257 §3.3, which the draft builds
-//!   on) and is updated from the first round; the fall-back on detection of a Classic ECN AQM
-//!   that RFC 9331 §4.3 asks of a scalable control, by the delay-variation detector of Briscoe
-//!   and Ahmed ("TCP Prague Fall-back on Detection of a Classic ECN AQM", arXiv:1911.00710,
-//!   v2 algorithm), as tcp_prague v0.6 implements it (prague_classic_ecn_detection,
-//!   prague_classic_ecn_fallback with prague_ecn_fallback = 1). See [`ClassicEcnDetector`].
+//!   on) and is updated from the first round; a reduction in slow start ends it; one segment
+//!   per round trip; the fall-back on detection of a Classic ECN AQM that RFC 9331 §4.3 asks of
+//!   a scalable control, by the delay-variation detector of Briscoe and Ahmed ("TCP Prague
+//!   Fall-back on Detection of a Classic ECN AQM", arXiv:1911.00710, v2 algorithm), as
+//!   tcp_prague v0.6 implements it (prague_classic_ecn_detection, prague_classic_ecn_fallback
+//!   with prague_ecn_fallback = 1). See [`ClassicEcnDetector`].
 //!
-//! Common to both (tcp_prague's defaults): the additive increase counts only the segments
-//! that were not CE-marked (`acked − ece_delta` in prague_update_cwnd); α is updated once per
-//! round trip, and once RTT-independent (out of slow start for 4 rounds) only when 25 ms have
-//! also passed (prague_should_update_ewma); an ECN reduction of W·α/2 at most once per 25 ms
-//! when RTT-independent (prague_enter_cwr), the sender's CWR state still taking its round
-//! trip; the increase scaled by (R/25 ms)² below 25 ms (prague_rate_scaled_ai_ack_increase),
-//! unscaled above 100 ms (MAX_SCALED_RTT). Modelled in floating point: tcp_prague's
-//! fractional-window fixed point and its step-wise cwnd moves of one segment per ACK are not.
+//! Common to both (tcp_prague's defaults, v0.6 and v0.7 alike): per ACK, in the order of
+//! Linux's tcp_ack, the ECN reduction first (tcp_fastretrans_alert → tcp_enter_cwr →
+//! prague_enter_cwr, with α as it stands), then prague_cong_control: the window grows on the
+//! ACK's segments that were not CE-marked (`acked − ece_delta` in prague_update_cwnd), on every
+//! ACK whatever the CA state, the reducing one included, and α is updated last
+//! (prague_update_alpha), once per round trip, and once RTT-independent (out of slow start for
+//! 4 rounds) only when 25 ms have also passed (prague_should_update_ewma); an ECN reduction of
+//! W·α/2 at most once per 25 ms when RTT-independent (prague_enter_cwr), the sender's CWR state
+//! still taking its round trip; the increase scaled by (R/25 ms)² below 25 ms
+//! (prague_rate_scaled_ai_ack_increase), unscaled above 100 ms (MAX_SCALED_RTT). The
+//! fractional window has no floor: it may fall below 2 segments while the window that limits
+//! the data in flight stays at 2 (MIN_CWND_RTT in v0.7, MIN_CWND in v0.6).
+//!
+//! Modelled in floating point: tcp_prague's fractional-window fixed point and its step-wise
+//! snd_cwnd moves of one segment per ACK are not (the window, and ssthresh after a
+//! reduction, move at once to the fractional window), nor v0.7's rate-based mode for windows
+//! of at most 4 MTU_SYS (prague_cwnd_mode = 2) or its pacing below 2 segments; the window in
+//! flight is the fractional one rounded down, not up, with that floor of 2.
 
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +51,10 @@ pub const RTT_TRANSITION: u32 = 4;
 pub const MAX_SCALED_RTT: f64 = 0.100;
 /// DCTCP's EWMA gain g = 1/16 (PRAGUE_SHIFT_G = 4, as RFC 8257 §4.2).
 pub const G: f64 = 1.0 / 16.0;
+/// The bytes the Linux variant adds per round trip (tcp_prague v0.7 MTU_SYS).
+pub const MTU_SYS: f64 = 1500.0;
+/// The least window of data in flight, in segments (MIN_CWND_RTT; v0.6 MIN_CWND).
+pub const MIN_CWND: u64 = 2;
 
 /// Which source a Prague flow follows where they differ (see the module documentation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,14 +116,18 @@ pub struct Prague {
     cwr_stamp: Option<f64>,
     /// Rounds since the last slow-start exit.
     pub round: u32,
-    /// Out of slow start for RTT_TRANSITION rounds (prague_is_rtt_indep), as of the last ACK.
+    /// Out of slow start for RTT_TRANSITION rounds (prague_is_rtt_indep), as of the ACK's start.
     rtt_indep: bool,
+    /// The additive increase in segments per round trip before RTT scaling: MTU_SYS over the
+    /// packet's size in the Linux variant, 1 in the draft's.
+    ai_segments: f64,
     /// The Draft variant's Classic ECN AQM detector.
     pub detector: Option<ClassicEcnDetector>,
 }
 
 impl Prague {
-    pub fn new(variant: PragueVariant) -> Self {
+    /// A flow of `variant` sending packets of `mtu` bytes, headers included (tcp_mss_to_mtu).
+    pub fn new(variant: PragueVariant, mtu: u32) -> Self {
         Prague {
             variant,
             alpha: if variant == PragueVariant::Linux { 0.0 } else { 1.0 },
@@ -114,14 +139,13 @@ impl Prague {
             cwr_stamp: None,
             round: 0,
             rtt_indep: false,
+            ai_segments: if variant == PragueVariant::Linux { MTU_SYS / mtu.max(1) as f64 } else { 1.0 },
             detector: (variant == PragueVariant::Draft).then(ClassicEcnDetector::default),
         }
     }
 
-    /// Per-ACK bookkeeping (tcp_prague prague_cong_control): counts, the first-mark halving of
-    /// the Linux variant, and α at the end of a round. Returns the window the first mark
-    /// imposes (Linux: frac_cwnd halved), if any.
-    pub fn on_ack(&mut self, a: AckInfo) -> Option<f64> {
+    /// The start of an ACK: the counts of the round and the state the ECN reduction reads.
+    pub fn on_ack(&mut self, a: AckInfo) {
         self.rtt_indep = !a.slow_start() && self.round >= RTT_TRANSITION;
         if let Some(d) = &mut self.detector {
             // The detector's gain follows ssthresh (prague_ssthresh at each reduction; Prague's
@@ -130,19 +154,43 @@ impl Prague {
         }
         self.acked += a.acked;
         self.marked += a.marked;
-        let mut set = None;
-        if a.marked > 0 && !self.saw_ce {
-            self.saw_ce = true;
-            if self.variant == PragueVariant::Linux {
-                set = Some((a.cwnd / 2.0).max(2.0));
-            }
+    }
+
+    /// The window this ACK's ECN response leaves, before its growth, or None if it leaves it
+    /// as it is: prague_enter_cwr's reduction when `reduce`, with α before this ACK's update,
+    /// then prague_update_cwnd's first-mark halving (Linux), neither with a floor. `a`: the
+    /// window as the ACK found it; `grows`: the ACK grows the window afterwards (it has
+    /// unmarked segments and the state lets it).
+    pub fn respond(&mut self, a: &AckInfo, reduce: bool, grows: bool) -> Option<f64> {
+        let first_mark = a.marked > 0 && !self.saw_ce;
+        self.saw_ce |= a.marked > 0;
+        let mut w = if reduce { self.reduce(a.cwnd) } else { a.cwnd };
+        if first_mark && self.variant == PragueVariant::Linux {
+            // prague_update_cwnd: frac_cwnd = (frac_cwnd + 1) >> 1.
+            w /= 2.0;
         }
+        if w >= a.cwnd {
+            return None;
+        }
+        if self.variant == PragueVariant::Linux && a.slow_start() && (grows || w > a.cwnd - 1.0) {
+            // v0.7 prague_update_cwnd in slow start: both moved frac_cwnd only. tcp_slow_start
+            // grows snd_cwnd and sets frac_cwnd = snd_cwnd << CWND_UNIT; without growth, the
+            // adjust step lowers snd_cwnd (and sets ssthresh) only when frac_cwnd rounded up
+            // is below it, and the next slow-start ACK resets frac_cwnd again.
+            return None;
+        }
+        Some(w)
+    }
+
+    /// The end of an ACK, after its growth (prague_cong_control → prague_update_alpha): α
+    /// at the end of a round, the window and ssthresh in `a` as this ACK left them.
+    pub fn after_ack(&mut self, a: AckInfo) {
+        let rtt_indep = !a.slow_start() && self.round >= RTT_TRANSITION;
         let rtt_elapsed = a.snd_una >= self.next_seq;
         let target_elapsed = a.now - self.alpha_stamp >= RTT_TARGET;
-        if rtt_elapsed && (!self.rtt_indep || target_elapsed) {
+        if rtt_elapsed && (!rtt_indep || target_elapsed) {
             self.end_round(a);
         }
-        set
     }
 
     /// prague_update_alpha and prague_new_round: α ← (1 − g)α + g·F over the round (not before
@@ -182,10 +230,17 @@ impl Prague {
     }
 
     /// The window after an ECN reduction from `cwnd`: W·(1 − α/2), α raised to the
-    /// fall-back's floor on a Classic ECN bottleneck.
+    /// fall-back's floor on a Classic ECN bottleneck; no floor on the window (prague_enter_cwr).
     pub fn reduce(&self, cwnd: f64) -> f64 {
         let floor = self.detector.as_ref().map_or(0.0, ClassicEcnDetector::alpha_floor);
-        (cwnd * (1.0 - self.alpha.max(floor) / 2.0)).max(2.0)
+        cwnd * (1.0 - self.alpha.max(floor) / 2.0)
+    }
+
+    /// The additive increase for `n` unmarked segments acknowledged at window `cwnd`, RTT
+    /// `srtt` (s): ai_scale(srtt, round)·n/cwnd segments, times MTU_SYS/mtu in the Linux
+    /// variant (v0.7 prague_update_cwnd: `increase * MTU_SYS / tcp_mss_to_mtu`).
+    pub fn increase(&self, cwnd: f64, n: f64, srtt: f64) -> f64 {
+        ai_scale(srtt, self.round) * self.ai_segments * n / cwnd
     }
 
     /// Pacing rate as a multiple of cwnd/srtt, in slow start (cwnd < ssthresh/2) and after:
@@ -284,6 +339,15 @@ mod tests {
         AckInfo { acked, marked, snd_una, snd_max, now, cwnd: 20.0, ssthresh }
     }
 
+    /// One ACK through Prague's steps without an ECN reduction and without growth: the window
+    /// its response leaves, if it changes it.
+    fn step(p: &mut Prague, a: AckInfo) -> Option<f64> {
+        p.on_ack(a);
+        let w = p.respond(&a, false, false);
+        p.after_ack(a);
+        w
+    }
+
     #[test]
     fn increase_scale_by_hand() {
         // R = 5 ms, V = 25 ms: (1/5)² = 0.04, once 4 rounds out of slow start; unscaled before,
@@ -294,45 +358,54 @@ mod tests {
 
     #[test]
     fn linux_first_mark_halves_then_alpha_runs_from_zero() {
-        let mut p = Prague::new(PragueVariant::Linux);
+        let mut p = Prague::new(PragueVariant::Linux, 1500);
         // A round of 10 segments unmarked in slow start: the round ends at snd_una ≥ 0 at once
         // (next_seq 0), α stays 0 before any mark, the round count does not move in slow start.
-        assert_eq!(p.on_ack(ack(10, 0, 10, 20, 0.0, true)), None);
+        assert_eq!(step(&mut p, ack(10, 0, 10, 20, 0.0, true)), None);
         assert_eq!((p.alpha, p.round), (0.0, 0));
-        // The first mark halves the window (cwnd 20 → 10) and α is not touched yet.
-        assert_eq!(p.on_ack(ack(2, 1, 12, 24, 0.01, true)), Some(10.0));
+        // The first mark on an ACK that grows nothing halves the window (cwnd 20 → 10) and α is
+        // not touched yet.
+        assert_eq!(step(&mut p, ack(2, 1, 12, 24, 0.01, true)), Some(10.0));
         assert_eq!(p.alpha, 0.0);
         // The round (ending at snd_una 20) closes: F = 1 marked of 10 acked since the last
         // close (2 + 8) → α = 0 + 0.1/16. Out of slow start now: round 1.
-        p.on_ack(ack(8, 0, 20, 30, 0.02, false));
+        step(&mut p, ack(8, 0, 20, 30, 0.02, false));
         assert!((p.alpha - 0.1 / 16.0).abs() < 1e-15, "{}", p.alpha);
         assert_eq!(p.round, 1);
         // A second mark does not halve again.
-        assert_eq!(p.on_ack(ack(1, 1, 21, 31, 0.021, false)), None);
+        assert_eq!(step(&mut p, ack(1, 1, 21, 31, 0.021, false)), None);
+    }
+
+    #[test]
+    fn reduction_has_no_floor() {
+        // prague_enter_cwr: frac_cwnd −= α·frac_cwnd/2, nothing more: W = 2.5, α = 1 → 1.25.
+        let mut p = Prague::new(PragueVariant::Linux, 1500);
+        p.alpha = 1.0;
+        assert_eq!(p.reduce(2.5), 1.25);
     }
 
     #[test]
     fn draft_alpha_starts_at_one_and_updates_from_the_first_round() {
-        let mut p = Prague::new(PragueVariant::Draft);
-        assert_eq!(p.on_ack(ack(10, 5, 10, 20, 0.0, true)), None);
+        let mut p = Prague::new(PragueVariant::Draft, 1500);
+        assert_eq!(step(&mut p, ack(10, 5, 10, 20, 0.0, true)), None);
         assert_eq!(p.alpha, 15.0 / 16.0 + 0.5 / 16.0);
     }
 
     #[test]
     fn rtt_independent_rounds_wait_for_25_ms_and_reductions_too() {
-        let mut p = Prague::new(PragueVariant::Draft);
+        let mut p = Prague::new(PragueVariant::Draft, 1500);
         // Four rounds out of slow start, 125 ms apart (times exact in binary): rounds 1..4, the
         // last α update at 375 ms.
         for k in 0..4u64 {
-            p.on_ack(ack(10, 0, 10 * (k + 1), 10 * (k + 2), 0.125 * k as f64, false));
+            step(&mut p, ack(10, 0, 10 * (k + 1), 10 * (k + 2), 0.125 * k as f64, false));
         }
         assert_eq!(p.round, 4);
         let a = p.alpha;
         // Now RTT-independent: the next round has passed 23.4 ms later, but α waits until 25 ms
         // after its last update: none then, one at 31.25 ms, over both ACKs (F = 10/20).
-        p.on_ack(ack(10, 10, 50, 60, 0.375 + 0.0234375, false));
+        step(&mut p, ack(10, 10, 50, 60, 0.375 + 0.0234375, false));
         assert_eq!(p.alpha, a);
-        p.on_ack(ack(10, 0, 60, 70, 0.375 + 0.03125, false));
+        step(&mut p, ack(10, 0, 60, 70, 0.375 + 0.03125, false));
         assert_eq!(p.alpha, (1.0 - G) * a + G * 0.5);
         // Reductions: one, then none for 25 ms (23.4 ms later: refused; 31.25 ms: allowed).
         assert!(p.reduction_allowed(1.0));

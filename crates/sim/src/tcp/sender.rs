@@ -161,7 +161,7 @@ impl TcpSender {
                 rwnd: cfg.window_segments(payload),
                 dupack_threshold: cfg.dupack_threshold as u64,
             },
-            cc: Cc::new(&cfg.cc).expect("validated congestion control").with_cubic_alpha(cfg.cubic_alpha).with_prague_variant(cfg.prague),
+            cc: Cc::new(&cfg.cc).expect("validated congestion control").with_cubic_alpha(cfg.cubic_alpha).with_prague(cfg.prague, payload + cfg.data_header_bytes()),
             hystart: cfg.hystart.then(Box::default),
             snd_una: 0,
             snd_nxt: 0,
@@ -434,30 +434,28 @@ impl TcpSender {
         let now_s = now as f64 * 1e-9;
         let (marked, congested) = self.ce_feedback(a, newly_acked);
         let info = AckInfo { acked: newly_acked, marked, snd_una: a.ack, snd_max: self.snd_max, now: now_s, cwnd: self.cwnd, ssthresh: self.ssthresh };
-        if let Some(w) = self.cc.on_ack_ecn(info) {
-            // Prague's first mark (Linux variant) halves the window and ends slow start.
-            let before = self.cwnd;
-            self.cwnd = w.min(self.cwnd);
-            self.ssthresh = self.cwnd;
-            self.audit_response(before, true, self.cwnd);
-        }
+        self.cc.on_ack_ecn(info);
         // RFC 3168 §6.1.2: once per window, never in loss recovery. The window enters CWR even
         // when the controller declines the reduction (Prague's 25 ms rule: tcp_enter_cwr sets
         // TCP_CA_CWR before prague_enter_cwr returns early).
         let echo = congested && self.ca.ece_allowed(a.ack);
         let reduce = echo && self.cc.ecn_reduction_allowed(now_s);
-        if newly_acked > 0 {
+        let credit = self.cc.growth_credit(newly_acked, marked);
+        if matches!(self.cc, Cc::Prague(_)) {
+            self.prague_ack(now, info, credit, echo, reduce, delivered, out);
+        } else if newly_acked > 0 {
             // The ACK that brings a reduction grows nothing (Linux's CWR state). The reduction
             // follows the cumulative advance, as ns-3.44's ReceivedAck discards the acknowledged
             // data (DiscardUpTo) before it reads the echo: EnterCwr's BytesInFlight excludes it.
             // A recovery this ACK starts (RACK) takes the place of the ECN reduction.
-            let credit = self.cc.growth_credit(newly_acked, marked);
             self.on_new_ack(now, a.ack, if reduce { 0 } else { credit }, delivered, out);
             if echo && self.ca.ece_allowed(a.ack) {
-                self.on_ece(reduce, delivered);
+                let ssthresh = self.ecn_ssthresh(reduce);
+                self.on_ece(ssthresh, delivered);
             }
         } else if echo {
-            self.on_ece(reduce, delivered);
+            let ssthresh = self.ecn_ssthresh(reduce);
+            self.on_ece(ssthresh, delivered);
         }
         if newly_acked == 0
             && self.snd_max > self.snd_una
@@ -512,20 +510,59 @@ impl TcpSender {
         }
     }
 
+    /// tcp_prague's ACK, in the order of Linux's tcp_ack: tcp_fastretrans_alert first (a CWR
+    /// exit, a recovery RACK starts, or tcp_enter_cwr, whose prague_enter_cwr reduces with α
+    /// as it stands), then tcp_cong_control → prague_cong_control: prague_update_cwnd (the
+    /// first-mark halving, then the growth on the unmarked segments, `credit`, on every ACK
+    /// whatever the CA state, the reducing one included) and prague_update_alpha last.
+    #[allow(clippy::too_many_arguments)]
+    fn prague_ack(&mut self, now: Nanos, info: AckInfo, credit: u64, echo: bool, reduce: bool, delivered: Delivery, out: &mut Vec<Segment>) {
+        let may_grow = info.acked > 0 && self.on_new_ack(now, info.snd_una, 0, delivered, out);
+        // A recovery this ACK starts (RACK) takes the place of the ECN reduction.
+        let echo = echo && self.ca.ece_allowed(info.snd_una);
+        // With `ecn_cwr` hold or prr (not tcp_prague's), the CWR phase grows nothing.
+        let grows = credit > 0 && may_grow && (!echo || self.p.ecn_cwr == EcnCwr::Grow);
+        let found = AckInfo { cwnd: self.cwnd, ssthresh: self.ssthresh, ..info };
+        let Cc::Prague(p) = &mut self.cc else { unreachable!("called for Prague") };
+        let window = p.respond(&found, reduce && echo, grows);
+        if echo {
+            self.on_ece(window, delivered);
+        } else if let Some(w) = window {
+            // The first mark's halving on an ACK that starts no CWR phase.
+            let before = self.cwnd;
+            self.cwnd = w;
+            self.ssthresh = w;
+            self.audit_response(before, true, w);
+        }
+        if grows {
+            self.grow(now, credit);
+        }
+        if let Cc::Prague(p) = &mut self.cc {
+            p.after_ack(AckInfo { cwnd: self.cwnd, ssthresh: self.ssthresh, ..info });
+        }
+    }
+
+    /// The ssthresh of an ECN reduction when the controller makes one (`reduce`).
+    fn ecn_ssthresh(&mut self, reduce: bool) -> Option<f64> {
+        reduce.then(|| {
+            let base = self.reduction_base(false);
+            self.cc.ssthresh_on_congestion(self.cwnd, base, true)
+        })
+    }
+
     /// RFC 3168 §6.1.2: react to ECE as to a loss, without retransmitting (the caller checked
-    /// that the echo may act): the window enters CWR, and is reduced when `reduce` (the
-    /// controller may decline: see the caller). `delivered`: segments this ACK delivered (PRR's
-    /// first step, with [`EcnCwr::Prr`]).
-    fn on_ece(&mut self, reduce: bool, delivered: Delivery) {
-        if !reduce {
+    /// that the echo may act): the window enters CWR, and is reduced to `ssthresh` when there
+    /// is one (the controller may decline: see the caller). `delivered`: segments this ACK
+    /// delivered (PRR's first step, with [`EcnCwr::Prr`]).
+    fn on_ece(&mut self, ssthresh: Option<f64>, delivered: Delivery) {
+        let Some(ssthresh) = ssthresh else {
             self.ca = CaState::Cwr { until: self.snd_max, reducing: None };
             self.cwr_pending = self.p.ecn;
             return;
-        }
+        };
         self.stats.ecn_reductions += 1;
         let before = self.cwnd;
-        let base = self.reduction_base(false);
-        self.ssthresh = self.cc.ssthresh_on_congestion(self.cwnd, base, true);
+        self.ssthresh = ssthresh;
         let reducing = match self.p.ecn_cwr {
             EcnCwr::Grow => None,
             EcnCwr::Hold => Some(Reducing::Hold),
@@ -553,7 +590,11 @@ impl TcpSender {
         self.cwr_pending = self.p.ecn;
     }
 
-    fn on_new_ack(&mut self, now: Nanos, ack: u64, newly_acked: u64, delivered: Delivery, out: &mut Vec<Segment>) {
+    /// New data acknowledged up to `ack`; the window grows on `newly_acked` segments where the
+    /// state lets it. Returns whether it does (Open or CWR without a reduction rule, and no
+    /// recovery started).
+    fn on_new_ack(&mut self, now: Nanos, ack: u64, newly_acked: u64, delivered: Delivery, out: &mut Vec<Segment>) -> bool {
+        let mut may_grow = false;
         if let Some(r) = &mut self.rack {
             r.acked(ack - self.snd_una);
         }
@@ -617,9 +658,9 @@ impl TcpSender {
                     // RACK finds a loss on an ACK that also advances: recovery instead of growth.
                     self.enter_recovery(now, delivered, out);
                 } else {
+                    may_grow = true;
                     if newly_acked > 0 {
-                        let srtt_s = self.rtt.srtt() * 1e-9;
-                        self.cc.on_ack(&mut self.cwnd, self.ssthresh, newly_acked, self.p.growth, now as f64 * 1e-9, srtt_s);
+                        self.grow(now, newly_acked);
                     }
                     self.restart_timer(now);
                 }
@@ -639,6 +680,13 @@ impl TcpSender {
             // RFC 6298 §5.2: all outstanding data acknowledged: stop the timer.
             self.timers.rto = Deadline::NONE;
         }
+        may_grow
+    }
+
+    /// The controller grows the window for `segments` acknowledged outside recovery.
+    fn grow(&mut self, now: Nanos, segments: u64) {
+        let srtt_s = self.rtt.srtt() * 1e-9;
+        self.cc.on_ack(&mut self.cwnd, self.ssthresh, segments, self.p.growth, now as f64 * 1e-9, srtt_s);
     }
 
     fn on_dupack(&mut self, now: Nanos, delivered: Delivery, out: &mut Vec<Segment>) {
@@ -916,7 +964,7 @@ impl TcpSender {
         if self.ca.sack_recovery().is_some() {
             self.send_in_recovery(now, out);
         } else {
-            let mut window = (self.cwnd.floor() as u64).max(1);
+            let mut window = (self.cwnd.floor() as u64).max(self.cc.min_window());
             if self.p.limited_transmit && !self.ca.in_recovery() {
                 // RFC 3042: each of the first two duplicate ACKs lets one new segment out.
                 window += self.dupacks.min(2);

@@ -819,7 +819,8 @@ fn accecn(a: u64, ace: u8, echo: Nanos) -> AckIn<'static> {
 
 #[test]
 fn prague_per_ack_trace_with_accecn_counts_and_pacing() {
-    // tcp_prague v0.7 with AccECN feedback (RFC 9768: the ACE counter starts at 5), worked by hand.
+    // tcp_prague v0.7 with AccECN feedback (RFC 9768: the ACE counter starts at 5), worked by
+    // hand from prague_update_cwnd in the order of tcp_ack (see `TcpSender::prague_ack`).
     let mut s = TcpSender::new(&prague(), None, MSS);
     let mut out = Vec::new();
     // IW 10 at t = 0, unpaced: no RTT sample yet (Linux's rate is unbounded without srtt).
@@ -836,26 +837,138 @@ fn prague_per_ack_trace_with_accecn_counts_and_pacing() {
     s.on_timer(10 * MS + 416_667, &mut out);
     assert_eq!(seqs(&out), vec![11]);
     out.clear();
-    // 11 ms: counter 5 → 6, one segment of the two marked. The first mark halves the window
-    // (12 → 6 = ssthresh, out of slow start); the CWR reduction that follows has α = 0 (Linux
-    // starts α at 0): 6·(1 − 0) = 6. Nothing grows on it, nothing fits (7 in flight).
+    // 11 ms: counter 5 → 6, one segment of the two marked. tcp_enter_cwr: CWR, and
+    // prague_enter_cwr reduces by α = 0 (Linux starts α at 0): nothing. prague_update_cwnd:
+    // the first mark halves frac_cwnd (12 → 6), but the unmarked segment grows in slow start
+    // (ssthresh still infinite): tcp_slow_start takes snd_cwnd, untouched, 12 → 13 and resets
+    // frac_cwnd to it. cwnd 13, ssthresh infinite, no reduction. (Before the kernel's order
+    // was followed: halved to 6 = ssthresh, nothing grown, nothing sent.) 8 in flight: room
+    // for 5; the pacing stamp (10.833 ms) has passed, so one leaves, the next 10 ms /
+    // (2 · 13) = 384 615 ns later.
     s.on_ack(11 * MS, &accecn(4, 6, MS), &mut out);
-    assert_eq!((s.cwnd, s.ssthresh, s.stats.ecn_reductions), (6.0, 6.0, 1));
-    assert!(out.is_empty());
-    // 12 ms: 2 more, no new mark: congestion avoidance, Reno's 2/cwnd (4 rounds out of slow
-    // start have not passed: no RTT scaling).
+    assert_eq!((s.cwnd, s.ssthresh, s.stats.ecn_reductions), (13.0, f64::INFINITY, 0));
+    assert_eq!(seqs(&out), vec![12]);
+    assert_eq!(s.timers.pace.get(), Some(11 * MS + 384_615));
+    // 12 ms: 2 more, no new mark: slow start on, 15. The CWR phase lasts until snd_max at the
+    // echo (12) is passed; it does not stop the growth (prague_update_cwnd ignores the state).
     s.on_ack(12 * MS, &accecn(6, 6, 2 * MS), &mut out);
-    assert!((s.cwnd - (6.0 + 2.0 / 6.0)).abs() < 1e-12, "{}", s.cwnd);
-    // 13 ms: 2 acknowledged, 1 marked (6 → 7). Still in CWR (until snd_max 12 at the reduction
-    // is acknowledged): no reduction; only the unmarked segment grows the window.
-    let w = s.cwnd;
+    assert_eq!(s.cwnd, 15.0);
+    // 13 ms: 2 acknowledged, 1 marked (6 → 7). Still in CWR: no reduction; only the unmarked
+    // segment grows the window, 16.
     s.on_ack(13 * MS, &accecn(8, 7, 3 * MS), &mut out);
-    assert_eq!(s.stats.ecn_reductions, 1);
-    assert!((s.cwnd - (w + 1.0 / w)).abs() < 1e-12, "{}", s.cwnd);
-    // The counter wraps: 7 → 1 is 2 marks (mod 8), both segments of this ACK: no growth.
-    let w = s.cwnd;
+    assert_eq!((s.cwnd, s.stats.ecn_reductions), (16.0, 0));
+    // 14 ms: the counter wraps: 7 → 1 is 2 marks (mod 8), both segments of this ACK: no
+    // growth. snd_una reaches next_seq (10, snd_nxt when the 10 ms ACK closed the first round):
+    // prague_update_alpha, the first since saw_ce, over the round's 8 segments, 4 of them
+    // marked: α = 0 + (4/8)/16 = 1/32.
     s.on_ack(14 * MS, &accecn(10, 1, 4 * MS), &mut out);
-    assert_eq!(s.cwnd, w);
+    assert_eq!(s.cwnd, 16.0);
+    let Cc::Prague(p) = &s.cc else { unreachable!() };
+    assert_eq!(p.alpha, 1.0 / 32.0);
+    // 15 ms: segments 10 to 12, all three marked (1 → 4), pass the CWR phase's end: a new
+    // episode, and prague_enter_cwr reduces frac_cwnd by α/2: 16 · (1 − 1/64) = 15.75. Nothing
+    // grows, but rounded up that is still snd_cwnd's 16: the adjust step lowers nothing and
+    // sets no ssthresh, and the next slow-start ACK resets frac_cwnd. Still slow start.
+    s.on_ack(15 * MS, &accecn(13, 4, 5 * MS), &mut out);
+    assert_eq!((s.snd_una, s.cwnd, s.ssthresh, s.stats.ecn_reductions), (13, 16.0, f64::INFINITY, 0));
+    assert!(matches!(s.ca, CaState::Cwr { .. }));
+}
+
+/// Prague as `prague()` makes it, unpaced, sending `payload`-byte segments (1448: a 1500-byte
+/// packet, where v0.7's MTU_SYS/mtu factor is 1), with segments 0..w sent at t = 0 and
+/// cwnd = ssthresh = w (congestion avoidance: tcp_in_slow_start is cwnd < ssthresh).
+fn prague_in_ca(payload: u32, w: u64) -> (TcpSender, Vec<Segment>) {
+    let mut s = TcpSender::new(&TcpConfig { pacing: false, ..prague() }, None, payload);
+    s.cwnd = w as f64;
+    s.ssthresh = w as f64;
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    assert_eq!(out.len(), w as usize);
+    out.clear();
+    (s, out)
+}
+
+/// A first mark in slow start on an ACK whose segments are all marked: prague_enter_cwr reduces
+/// by α = 0, the halving takes frac_cwnd 10 → 5, nothing grows (acked − ece_delta = 0), so the
+/// adjust step lowers snd_cwnd below its ssthresh and sets ssthresh: slow start ends. The
+/// kernel steps snd_cwnd down one segment per ACK (9, 8, ... 5, ssthresh following); the model
+/// goes to 5 at once.
+#[test]
+fn prague_first_mark_on_a_wholly_marked_ack_ends_slow_start() {
+    let mut s = TcpSender::new(&TcpConfig { pacing: false, ..prague() }, None, MSS);
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    out.clear();
+    // 10 ms: segments 0, 1, both marked (ACE 5 → 7).
+    s.on_ack(10 * MS, &accecn(2, 7, 0), &mut out);
+    assert_eq!((s.cwnd, s.ssthresh, s.stats.ecn_reductions), (5.0, 5.0, 1));
+}
+
+/// The reduction reads α as it was before this ACK's EWMA update: prague_enter_cwr runs from
+/// tcp_fastretrans_alert, before tcp_cong_control → prague_cong_control → prague_update_alpha.
+/// Segment 0 acknowledged and CE-marked (ACE 5 → 6) at 10 ms, in congestion avoidance at 10:
+/// prague_enter_cwr with α = 0 reduces nothing; prague_update_cwnd halves on the first mark,
+/// 10 → 5, and grows nothing (acked − ece_delta = 0); then prague_update_alpha (snd_una 1 ≥
+/// next_seq 0) makes α 1/16, too late for this ACK: 5, not 5·(1 − (1/16)/2) = 4.84375.
+#[test]
+fn prague_reduction_uses_alpha_from_before_the_acks_update() {
+    let (mut s, mut out) = prague_in_ca(1448, 10);
+    s.on_ack(10 * MS, &accecn(1, 6, 0), &mut out);
+    assert_eq!(s.cwnd, 5.0);
+    let Cc::Prague(p) = &s.cc else { unreachable!() };
+    assert_eq!(p.alpha, 1.0 / 16.0);
+}
+
+/// prague_update_cwnd runs on every ACK whatever the CA state: the ACK that brings a reduction
+/// still grows by its unmarked segments, after prague_enter_cwr (and here the first-mark
+/// halving) has reduced the window.
+#[test]
+fn prague_reducing_ack_grows_on_its_unmarked_segments() {
+    let (mut s, mut out) = prague_in_ca(1448, 10);
+    // 10 ms: segment 0, unmarked: 1/10 segment (ONE_CWND << 20 / frac_cwnd, × 1500/1500): 10.1.
+    // The round closes at once (next_seq 0): round 1, α stays 0 (no mark yet).
+    s.on_ack(10 * MS, &accecn(1, 5, 0), &mut out);
+    assert!((s.cwnd - 10.1).abs() < 1e-12, "{}", s.cwnd);
+    out.clear();
+    // 11 ms: segments 1, 2, one marked (ACE 5 → 6); snd_una 3 < next_seq 10: no α update.
+    // prague_enter_cwr with α = 0: nothing; the first mark halves: 5.05; acked − ece_delta = 1
+    // grows by 1/5.05 (the increase is divided by frac_cwnd, as reduced).
+    s.on_ack(11 * MS, &accecn(3, 6, MS), &mut out);
+    let want = 5.05 + 1.0 / 5.05;
+    assert!((s.cwnd - want).abs() < 1e-12, "{} vs {want}", s.cwnd);
+    assert_eq!((s.ssthresh, s.stats.ecn_reductions), (5.05, 1));
+}
+
+/// v0.7 prague_update_cwnd: `increase = div_u64(increase * MTU_SYS, tcp_mss_to_mtu(sk,
+/// tp->mss_cache))`, MTU_SYS = 1500: the additive increase is 1500 bytes per round trip.
+/// 1000-byte packets (948 bytes of payload + 52 of headers): 1.5 segments.
+#[test]
+fn prague_additive_increase_is_mtu_sys_bytes_per_round_trip() {
+    let (mut s, mut out) = prague_in_ca(948, 10);
+    // 10 ms: 2 unmarked segments, round 1 (< 4: unscaled): 2/10 × 1500/1000 = 0.3 → 10.3.
+    s.on_ack(10 * MS, &accecn(2, 5, 0), &mut out);
+    assert!((s.cwnd - 10.3).abs() < 1e-12, "{}", s.cwnd);
+    // The draft's Prague (and v0.6) adds one segment: 2/10.
+    let cfg = TcpConfig { prague: crate::tcp::params::PragueVariant::Draft, pacing: false, ..prague() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    s.on_ack(10 * MS, &accecn(2, 5, 0), &mut out);
+    assert!((s.cwnd - 10.2).abs() < 1e-12, "{}", s.cwnd);
+}
+
+/// prague_enter_cwr and the first-mark halving have no floor: the window may fall below 2
+/// (header point 6, "Pacing below minimum congestion window of 2"), while the window that
+/// limits the data in flight stays at 2 (prague_frac_cwnd_to_snd_cwnd: MIN_CWND_RTT). A first
+/// mark at 3, congestion avoidance, on a wholly marked ACK: 1.5, and 2 segments may be out.
+#[test]
+fn prague_window_falls_below_two_and_two_segments_stay_in_flight() {
+    let (mut s, mut out) = prague_in_ca(1448, 3);
+    s.on_ack(10 * MS, &accecn(1, 6, 0), &mut out);
+    assert_eq!(s.cwnd, 1.5);
+    // 2 in flight (1, 2): the floor of 2 holds segment 3 back. The next ACK, marked too (in
+    // CWR: no reduction, no growth), leaves 1.5 and 1 in flight: segment 3 goes.
+    assert!(out.is_empty());
+    s.on_ack(11 * MS, &accecn(2, 7, MS), &mut out);
+    assert_eq!((s.cwnd, seqs(&out)), (1.5, vec![3]));
 }
 
 #[test]

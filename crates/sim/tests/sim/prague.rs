@@ -15,6 +15,9 @@ use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
 const S: u64 = NS_PER_SEC;
+/// Packets of 1500 bytes, headers included: tcp_prague v0.7 adds MTU_SYS = 1500 bytes per
+/// round trip (`increase * MTU_SYS / tcp_mss_to_mtu`), so a = 1 segment as in the theory.
+const PACKET: u32 = 1500;
 
 fn tcp(cc: &str) -> TcpConfig {
     let linux = TcpConfig::profile("linux").unwrap();
@@ -25,13 +28,14 @@ fn tcp(cc: &str) -> TcpConfig {
     }
 }
 
-/// One flow over an uncongested 1 Gb/s path of round trip `rtt` whose bottleneck CE-marks
-/// packets by `marks`; returns (data packets per second after warm-up, mean of cwnd and its
+/// One flow of [`PACKET`]-byte packets over an uncongested 1 Gb/s path of round trip `rtt`
+/// whose bottleneck CE-marks packets by `marks`; returns (data packets per second after warm-up, mean of cwnd and its
 /// range max − min over the last half of the run).
 fn marked_path(t: TcpConfig, marks: LossModel, rtt: u64, secs: u64, seed: u64) -> (f64, f64, f64) {
     let mut c = tcp_dumbbell(1, 1_000_000_000, rtt, QueueLimit::Packets(100_000), secs * S);
     for g in &mut c.flows {
         g.transport = Transport::Tcp(t.clone());
+        g.packet_size = PACKET;
     }
     c.seed = seed;
     c.flows[0].start_ns = Dist::Fixed(0);
@@ -47,7 +51,7 @@ fn marked_path(t: TcpConfig, marks: LossModel, rtt: u64, secs: u64, seed: u64) -
     let mean = w.iter().sum::<f64>() / w.len() as f64;
     let range = w.iter().cloned().fold(f64::MIN, f64::max) - w.iter().cloned().fold(f64::MAX, f64::min);
     assert_eq!(s.dropped, 0, "marks only, never drops");
-    (s.flows[0].throughput_bps / 8000.0, mean, range)
+    (s.flows[0].throughput_bps / (8.0 * PACKET as f64), mean, range)
 }
 
 fn bernoulli(p: f64) -> LossModel {
