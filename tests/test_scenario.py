@@ -203,8 +203,9 @@ def test_rtt_and_access_delay_both_set_are_refused():
 @pytest.mark.parametrize("edit, table, profile", [
     # Every TCP option written out: Linux's CUBIC, window and RTO clock are all overridden.
     ({}, ("flows", 0), "linux"),
-    # ns-3's PIE written out: the RFC's defaults differ only in options it gives.
-    ({"bottleneck.queue.profile": "ns3"}, ("bottleneck", "queue"), "rfc"),
+    # ns-3's PIE written out: the RFC's defaults differ only in options it gives. (With the rate
+    # estimator: with timestamps ns-3's rate_ewma, written out, would be refused under rfc.)
+    ({"bottleneck.queue.profile": "ns3", "bottleneck.queue.delay": "rate_estimator"}, ("bottleneck", "queue"), "rfc"),
 ])
 def test_a_new_profile_on_a_saved_scenario_warns_that_it_sets_nothing(edit, table, profile):
     # A saved scenario.toml (`run -o`) writes every option out: a new profile then changed no
@@ -221,6 +222,14 @@ def test_a_new_profile_on_a_saved_scenario_warns_that_it_sets_nothing(edit, tabl
         return {k: v for k, v in t.items() if k != "profile"}
 
     assert options(changed) == options(saved)
+
+
+def test_a_new_profile_on_a_saved_scenario_refuses_what_it_would_not_read():
+    # ns-3's PIE written out holds its rate_ewma (0.5); the rfc profile with timestamps never
+    # reads the departure rate, and a value other than its own default (0.25) is refused.
+    saved = Scenario.from_dict(Scenario.load("pie-base").with_values({"bottleneck.queue.profile": "ns3"}).resolved)
+    with pytest.raises(ScenarioError, match=r"^bottleneck\.queue\.rate_ewma: applies only with delay = \"rate_estimator\""):
+        saved.with_values({"bottleneck.queue.profile": "rfc"})
 
 
 def test_a_profile_that_sets_its_defaults_or_stays_is_not_warned():

@@ -316,3 +316,7 @@ mod tests {
         assert!(resolve_json(r#"{"type":"codel","target":0}"#).unwrap_err().starts_with("target: 0ns"));
     }
 }
+
+#[cfg(test)]
+#[path = "unread_params_tests.rs"]
+mod unread_params_tests;

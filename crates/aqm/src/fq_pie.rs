@@ -12,7 +12,7 @@ use crate::fq::{FairQueue, Overlimit};
 use crate::pie::{Pie, PieConfig, PieParams, PieProfile};
 use crate::queue::LinkInfo;
 use crate::rng::Rng;
-use crate::schema::{Finish, NoProfile, Range};
+use crate::schema::{departs, Declared, Finish, NoProfile, Range};
 use crate::time::NS_PER_SEC;
 
 crate::params! {
@@ -32,7 +32,27 @@ crate::params! {
     }
     nested {
         /// The per-queue PIE (its limit is the discipline's).
-        pie: PieConfig => PieParams [Some("pie")] = (Some(PieConfig { profile: Some(PieProfile::Linux), ..Default::default() }));
+        pie: FqPieLaw => PieParams [Some("pie")] = (Some(FqPieLaw(PieConfig { profile: Some(PieProfile::Linux), ..Default::default() })));
+    }
+}
+
+/// The per-queue PIE table: a PIE table as a scenario writes it, resolved as fq_pie's law.
+/// sch_fq_pie sets the marking threshold from `ecn_prob` whatever the inner `ecn` says, so the
+/// inner `mark_ecnth` is fq_pie's to check ([`FqPieParams`]' finish), not the inner PIE's: a
+/// resolved record (threshold written out, ECN off) loads again.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct FqPieLaw(pub PieConfig);
+
+impl Declared for FqPieLaw {
+    type Params = PieParams;
+
+    fn resolve(&self) -> Result<PieParams, String> {
+        PieConfig { mark_ecnth: None, ..self.0.clone() }.resolve()
+    }
+
+    fn overlay(&self, base: &Self) -> Self {
+        FqPieLaw(self.0.overlay(&base.0))
     }
 }
 
@@ -41,8 +61,11 @@ impl Finish<FqPieConfig> for FqPieParams {
         // The per-queue law's view counts against the whole discipline's limit, and sch_fq_pie
         // marks while p <= ecn_prob %: the inner table may only repeat these (as a resolved
         // record does).
+        if !self.pie.ecn && departs(&given.ecn_prob, &FqPieConfig::defaults(NoProfile::Default).ecn_prob) {
+            return Err("ecn_prob: applies only with pie.ecn = true (without ECN every early signal is a drop)".into());
+        }
         let threshold = self.ecn_prob as f64 / 100.0;
-        let inner = given.pie.as_ref();
+        let inner = given.pie.as_ref().map(|law| &law.0);
         if inner.and_then(|c| c.limit).is_some_and(|l| l != self.limit) {
             return Err("pie.limit: set the limit on the fair queue itself".into());
         }

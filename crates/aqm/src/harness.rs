@@ -83,6 +83,17 @@ pub fn config(name: &str, d: &DisciplineSchema, rng: &mut Rng) -> Value {
         let low = ["drop_tail", "pie", "codel", "fq_pie"][(rng.next_u64() % 4) as usize];
         table.insert("low".into(), json!({ "type": low }));
     }
+    // A field a cross-field rule refuses in the drawn combination (a parameter where it does
+    // nothing, a linux gain off the 1/16-Hz grid, ...) is dropped for the profile's default, so
+    // that most drawn tables run; one still refused is skipped by `check`.
+    for _ in 0..table.len() {
+        let Ok(qc) = serde_json::from_value::<QdiscConfig>(Value::Object(table.clone())) else { break };
+        let Err(e) = qc.resolve() else { break };
+        let field = e.split(':').next().unwrap_or_default();
+        if field == "type" || table.remove(field).is_none() {
+            break;
+        }
+    }
     Value::Object(table)
 }
 
@@ -287,6 +298,22 @@ mod tests {
             assert!(manifest.contains(&format!("name = \"{name}\"")), "fuzz/Cargo.toml declares no target {name}");
             let target = std::fs::read_to_string(fuzz.join(format!("fuzz_targets/{name}.rs"))).unwrap_or_default();
             assert!(target.contains(&format!("fuzz(\"{name}\", data)")), "fuzz/fuzz_targets/{name}.rs does not fuzz {name}");
+        }
+    }
+
+    /// Drawn tables mostly run: the cross-field rules' refusals do not starve a discipline of
+    /// cases (the property below skips a refused table). Today pi resolves 127 of 200, every
+    /// other discipline at least 166.
+    #[test]
+    fn drawn_configurations_mostly_resolve() {
+        for (name, schema) in disciplines() {
+            let ok = (0..200u64)
+                .filter(|&seed| {
+                    let cfg = config(&name, &schema, &mut Rng::from_seed(seed));
+                    serde_json::from_value::<QdiscConfig>(cfg).is_ok_and(|c| c.validate().is_ok())
+                })
+                .count();
+            assert!(ok >= 100, "{name}: only {ok} of 200 drawn tables resolve");
         }
     }
 

@@ -23,7 +23,7 @@ use crate::packet::Pkt;
 use crate::pie::{Averaging, CycleRule, DelayMeasure, RateEstimator};
 use crate::queue::{Aqm, QueueView, Verdict};
 use crate::rng::Rng;
-use crate::schema::{choice_enum, Finish, Range};
+use crate::schema::{choice_enum, departs, Finish, Range};
 use crate::signal::random_verdict;
 use crate::time::{to_secs, Nanos, NS_PER_MS};
 
@@ -70,7 +70,26 @@ crate::params! {
     }
 }
 
-impl Finish<Pi2Config> for Pi2Params {}
+impl Finish<Pi2Config> for Pi2Params {
+    /// A parameter this configuration never reads is refused unless at its default (a resolved
+    /// record holds every field).
+    fn finish(&mut self, given: &Pi2Config) -> Result<(), String> {
+        let d = Pi2Config::defaults(self.profile);
+        // `on_dequeue` feeds the estimator only in rate mode; `on_update` reads it only then.
+        if self.delay == DelayMeasure::Timestamps {
+            if departs(&given.dq_threshold, &d.dq_threshold) {
+                return Err("dq_threshold: applies only with delay = \"rate_estimator\" (it sizes the departure-rate cycles; with timestamps the delay is measured per packet)".into());
+            }
+            if departs(&given.rate_ewma, &d.rate_ewma) {
+                return Err("rate_ewma: applies only with delay = \"rate_estimator\" (it averages the departure rate; with timestamps the delay is measured per packet)".into());
+            }
+        }
+        if !self.byte_mode && departs(&given.mean_pkt_size, &d.mean_pkt_size) {
+            return Err("mean_pkt_size: applies only with byte_mode = true (without it the 2-packet bypass counts packets and p′² is not scaled by size)".into());
+        }
+        Ok(())
+    }
+}
 
 /// PI²'s control law, unclamped: `p′ + α·(τ − τ_ref) + β·(τ − τ_old)`, delays in seconds
 /// (shared with the Classic controller of [`crate::dualpi2`]).

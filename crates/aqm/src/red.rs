@@ -25,7 +25,7 @@ use crate::config::QueueLimit;
 use crate::packet::Pkt;
 use crate::queue::{Aqm, LinkInfo, QueueView, Verdict};
 use crate::rng::Rng;
-use crate::schema::{choice_enum, Finish, Range};
+use crate::schema::{choice_enum, departs, Finish, Range};
 use crate::signal::{congestion_verdict, QueueUnit};
 use crate::time::{to_secs, Nanos, NS_PER_MS};
 
@@ -95,8 +95,22 @@ pub fn tc_ewma_weight(min_th: f64, max_th: f64, avpkt: u32) -> Option<f64> {
 }
 
 impl Finish<RedConfig> for RedParams {
-    /// The thresholds must be ordered; `linux` takes its weight by tc's rule where unset.
-    fn finish(&mut self, _given: &RedConfig) -> Result<(), String> {
+    /// The thresholds must be ordered; `linux` takes its weight by tc's rule where unset; a
+    /// parameter this configuration never reads is refused unless at its default (a resolved
+    /// record holds every field).
+    fn finish(&mut self, given: &RedConfig) -> Result<(), String> {
+        let d = RedConfig::defaults(self.profile);
+        if !self.adaptive && departs(&given.interval, &d.interval) {
+            return Err("interval: applies only with adaptive = true (only Adaptive RED has an update timer)".into());
+        }
+        if let Some(min_th) = self.min_th {
+            if departs(&given.target_delay, &d.target_delay) {
+                return Err(format!("target_delay: applies only with min_th unset, as in the ared profile (it sizes the automatic min_th; here min_th is {min_th})"));
+            }
+        }
+        if !self.ecn && departs(&given.hard_drop, &d.hard_drop) {
+            return Err("hard_drop: applies only with ecn = true (without ECN a forced signal is a drop either way)".into());
+        }
         if let (Some(lo), Some(hi)) = (self.min_th, self.max_th) {
             if hi <= lo {
                 return Err(format!("max_th: {hi} must exceed min_th {lo}"));

@@ -155,6 +155,8 @@ pub trait ParamValue: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
     /// the value it is set to. Absent (or null) in the scenario means "the profile's default".
     type Given: Clone + Debug + PartialEq + Serialize + DeserializeOwned;
     fn from_given(g: Self::Given) -> Self;
+    /// The value as a scenario would give it (none for an optional parameter left unset).
+    fn into_given(self) -> Option<Self::Given>;
     /// The numbers the range applies to (each element of a list; none for booleans).
     fn numbers(&self) -> Vec<f64>;
     /// The accepted names, for choices.
@@ -169,6 +171,9 @@ macro_rules! given_as_itself {
         type Given = Self;
         fn from_given(g: Self) -> Self {
             g
+        }
+        fn into_given(self) -> Option<Self> {
+            Some(self)
         }
     };
 }
@@ -220,6 +225,9 @@ impl<T: ParamValue<Given = T>> ParamValue for Option<T> {
     type Given = T;
     fn from_given(g: T) -> Self {
         Some(g)
+    }
+    fn into_given(self) -> Option<T> {
+        self
     }
     fn numbers(&self) -> Vec<f64> {
         self.as_ref().map_or_else(Vec::new, T::numbers)
@@ -273,6 +281,9 @@ macro_rules! choice_enum {
             type Given = Self;
             fn from_given(g: Self) -> Self {
                 g
+            }
+            fn into_given(self) -> Option<Self> {
+                Some(self)
             }
             fn numbers(&self) -> Vec<f64> {
                 Vec::new()
@@ -332,6 +343,13 @@ pub trait Finish<C> {
     fn finish(&mut self, _given: &C) -> Result<(), String> {
         Ok(())
     }
+}
+
+/// Whether the scenario gave a field a value other than the one it resolves to anyway (the
+/// profile's default, from [`defaults`](crate::params)): for the rules that refuse a parameter
+/// where it does nothing, yet accept it written out at that value, as a resolved record holds it.
+pub fn departs<T: PartialEq>(given: &Option<T>, default: &Option<T>) -> bool {
+    given.is_some() && given != default
 }
 
 /// A nested table resolved inside its wrapper: the wrapper's default table (if any) under
@@ -517,6 +535,16 @@ macro_rules! params {
         }
 
         impl $config {
+            /// Every field at `profile`'s default (an optional parameter unset there stays
+            /// `None`): what a table that gives nothing resolves to, in the scenario's form.
+            pub fn defaults(profile: $profile) -> $config {
+                $config {
+                    profile: Some(profile),
+                    $($field: <$ty as $crate::schema::ParamValue>::into_given($crate::by_profile!($profile, profile, $default)),)*
+                    $($($nfield: $crate::by_profile!($profile, profile, $ndefault),)*)?
+                }
+            }
+
             /// This discipline's entry in [`qdisc_schema`]($crate::schema::qdisc_schema).
             pub fn schema() -> $crate::schema::DisciplineSchema {
                 use $crate::schema::Profile;

@@ -7,7 +7,7 @@ use crate::config::{QdiscConfig, QueueLimit, ResolvedQdisc};
 use crate::packet::Pkt;
 use crate::queue::{admit, Action, Backlog, Fifo, LinkInfo, Qdisc, QueueDisc, QueueView, Verdict};
 use crate::rng::Rng;
-use crate::schema::{Finish, NoProfile, Range};
+use crate::schema::{departs, Finish, NoProfile, Range};
 use crate::time::Nanos;
 
 crate::params! {
@@ -32,9 +32,14 @@ crate::params! {
 }
 
 impl Finish<StrictPriorityConfig> for StrictPriorityParams {
-    fn finish(&mut self, _given: &StrictPriorityConfig) -> Result<(), String> {
+    fn finish(&mut self, given: &StrictPriorityConfig) -> Result<(), String> {
         if !self.high_groups.is_empty() {
             return Err("high_groups: group names become flow ids (high_flows) in the scenario layer; the queue itself takes ids".into());
+        }
+        // No packet reaches the priority FIFO: its limit would do nothing (at its default, as a
+        // resolved record holds it, it is accepted).
+        if self.high_flows.is_empty() && self.high_dscp.is_empty() && departs(&given.high_limit, &StrictPriorityConfig::defaults(NoProfile::Default).high_limit) {
+            return Err("high_limit: applies only with high_flows or high_dscp (with neither, no packet reaches the priority FIFO)".into());
         }
         Ok(())
     }

@@ -3,9 +3,10 @@
 //! The profile also fixes the behaviours that are not parameters (auto-tune table, decay rule,
 //! burst rule, arithmetic): see the table in [`crate::pie`].
 
+use super::profile::{self, Rules};
 use super::reference::TargetPolicy;
 use crate::config::QueueLimit;
-use crate::schema::{choice_enum, Finish, Range};
+use crate::schema::{choice_enum, departs, Finish, Range};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC, NS_PER_US};
 
 choice_enum! {
@@ -102,11 +103,14 @@ crate::params! {
 }
 
 impl Finish<PieConfig> for PieParams {
-    /// The integer edges of the `linux` profile, and `hz` only where it means something.
-    fn finish(&mut self, _given: &PieConfig) -> Result<(), String> {
+    /// The integer edges of the `linux` profile, and `hz` only where it means something; a
+    /// parameter this configuration never reads is refused unless at its default (a resolved
+    /// record holds every field).
+    fn finish(&mut self, given: &PieConfig) -> Result<(), String> {
         if self.hz.is_some() != (self.profile == PieProfile::Linux) {
             return Err(format!("hz: only the linux profile counts time in jiffies (profile is {})", self.profile.name()));
         }
+        self.refuse_unread(given)?;
         if self.profile != PieProfile::Linux {
             return Ok(());
         }
@@ -122,6 +126,54 @@ impl Finish<PieConfig> for PieParams {
         }
         if self.dq_threshold > LINUX_MAX_DQ_THRESHOLD {
             return Err(format!("dq_threshold: linux keeps dq_count << 8 in 32 bits: at most {LINUX_MAX_DQ_THRESHOLD}B, got {}B", self.dq_threshold));
+        }
+        Ok(())
+    }
+}
+
+impl PieParams {
+    /// The parameters given away from their default where this configuration never reads them.
+    /// fq_pie resolves its per-queue PIE without `mark_ecnth` (it sets the threshold itself,
+    /// from `ecn_prob`, whatever `ecn` says), so that rule applies to a PIE of its own.
+    fn refuse_unread(&self, given: &PieConfig) -> Result<(), String> {
+        let d = PieConfig::defaults(self.profile);
+        let name = self.profile.name();
+        // pie/mod.rs `departed`: the estimator runs in rate mode, or for HPSR'13's burst rule,
+        // which spends the allowance per rate sample even with timestamps.
+        if self.delay == DelayMeasure::Timestamps && !profile::burst(self).needs_rate_samples() {
+            if departs(&given.dq_threshold, &d.dq_threshold) {
+                return Err(format!("dq_threshold: applies only with delay = \"rate_estimator\" or the paper profile (it sizes the departure-rate cycles; with timestamps the {name} profile measures the delay per packet)"));
+            }
+            if departs(&given.rate_ewma, &d.rate_ewma) {
+                return Err(format!("rate_ewma: applies only with delay = \"rate_estimator\" or the paper profile (it averages the departure rate; with timestamps the {name} profile measures the delay per packet)"));
+            }
+        }
+        if !Rules::of(self.profile).reads_mean_pkt_size(self.byte_mode) && departs(&given.mean_pkt_size, &d.mean_pkt_size) {
+            return Err(if self.profile == PieProfile::Linux {
+                "mean_pkt_size: applies only with the paper, rfc or ns3 profile (linux, as sch_pie, tests 2·MTU and scales by the MTU)".into()
+            } else {
+                format!("mean_pkt_size: applies only with byte_mode = true in the {name} profile (without it the couple-of-packets test counts {})", if self.profile == PieProfile::Ns3 { "packets" } else { "2·MTU" })
+            });
+        }
+        if !self.ecn && departs(&given.mark_ecnth, &d.mark_ecnth) {
+            return Err("mark_ecnth: applies only with ecn = true (without ECN every early signal is a drop)".into());
+        }
+        if self.target_policy == TargetPolicy::Fixed {
+            if departs(&given.target_bytes, &d.target_bytes) {
+                return Err("target_bytes: applies only with target_policy = \"link_speed\" or \"drain_rate\" (the fixed policy keeps the configured target)".into());
+            }
+            if departs(&given.min_target, &d.min_target) {
+                return Err("min_target: applies only with target_policy = \"link_speed\" or \"drain_rate\" (the fixed policy keeps the configured target)".into());
+            }
+        }
+        if self.target_policy != TargetPolicy::DrainRate {
+            let policy = self.target_policy.name();
+            if departs(&given.stable_for, &d.stable_for) {
+                return Err(format!("stable_for: applies only with target_policy = \"drain_rate\" (it times the steady draining rate; {policy} never measures one)"));
+            }
+            if departs(&given.stable_band, &d.stable_band) {
+                return Err(format!("stable_band: applies only with target_policy = \"drain_rate\" (it bounds the steady draining rate; {policy} never measures one)"));
+            }
         }
         Ok(())
     }
@@ -171,7 +223,7 @@ mod tests {
         assert!(resolve(r#"{"profile":"linux","alpha":0.1875}"#).is_ok());
         assert!(resolve(r#"{"profile":"linux","hz":123}"#).unwrap_err().starts_with("hz: 123 Hz is outside"));
         assert!(resolve(r#"{"profile":"rfc","hz":1000}"#).unwrap_err().starts_with("hz: only the linux profile"));
-        assert!(resolve(r#"{"profile":"linux","rate_ewma":0.3}"#).unwrap_err().starts_with("rate_ewma"));
+        assert!(resolve(r#"{"profile":"linux","delay":"rate_estimator","rate_ewma":0.3}"#).unwrap_err().starts_with("rate_ewma: linux takes 2^-k"));
         assert!(resolve(r#"{"target_s":0.02}"#).unwrap_err().starts_with("unknown field `target_s`"));
     }
 
@@ -184,11 +236,11 @@ mod tests {
         let per_tick = (u64::MAX >> 8) / 15_625_000;
         assert!(((4096u128 * per_tick as u128) >> 4) * 7_812_500 < 1 << 63);
         assert!(((4097u128 * per_tick as u128) >> 4) * 7_812_500 >= 1 << 63);
-        // dq_threshold: a cycle's count << 8 must stay below 2^32.
-        assert!(resolve(r#"{"profile":"linux","dq_threshold":16711680}"#).is_ok());
-        assert!(resolve(r#"{"profile":"linux","dq_threshold":16777216}"#).unwrap_err().starts_with("dq_threshold: linux keeps dq_count << 8 in 32 bits"));
+        // dq_threshold (read in rate mode): a cycle's count << 8 must stay below 2^32.
+        assert!(resolve(r#"{"profile":"linux","delay":"rate_estimator","dq_threshold":16711680}"#).is_ok());
+        assert!(resolve(r#"{"profile":"linux","delay":"rate_estimator","dq_threshold":16777216}"#).unwrap_err().starts_with("dq_threshold: linux keeps dq_count << 8 in 32 bits"));
         assert!(((LINUX_MAX_DQ_THRESHOLD as u64 + 65_535) << 8) < 1 << 32);
         // The float profiles have no such edge.
-        assert!(resolve(r#"{"profile":"rfc","dq_threshold":16777216,"alpha":300}"#).is_ok());
+        assert!(resolve(r#"{"profile":"rfc","delay":"rate_estimator","dq_threshold":16777216,"alpha":300}"#).is_ok());
     }
 }

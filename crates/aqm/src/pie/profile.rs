@@ -104,6 +104,15 @@ impl Rules {
     }
 }
 
+impl Rules {
+    /// Whether MEAN_PKTSIZE is read at all: by RFC 8033's couple-of-packets test always, by
+    /// ns-3's only in byte mode, and by the byte-mode scaling of the profiles that do not scale
+    /// by the MTU (sch_pie tests 2·MTU and scales by the MTU: never).
+    pub fn reads_mean_pkt_size(&self, byte_mode: bool) -> bool {
+        self.few_packets == FewPackets::AtMostTwoMean || (byte_mode && (self.few_packets == FewPackets::Ns3 || !self.scale_by_mtu))
+    }
+}
+
 /// The probability in the profile's arithmetic, with its update law.
 pub fn prob(p: &PieParams) -> Prob {
     if p.profile == PieProfile::Linux {
@@ -183,5 +192,10 @@ mod tests {
         assert_eq!((n.bypass_delay, n.few_packets, n.quiet_reset), (BypassDelay::Previous, FewPackets::Ns3, QuietReset::Ns3Estimator));
         let f = Rules::of(PieProfile::Rfc);
         assert_eq!((f.bypass_delay, f.few_packets), (BypassDelay::Previous, FewPackets::AtMostTwoMean));
+        // MEAN_PKTSIZE: rfc always, paper and ns3 in byte mode, linux never.
+        let reads = |p| [false, true].map(|byte_mode| Rules::of(p).reads_mean_pkt_size(byte_mode));
+        assert_eq!(reads(PieProfile::Rfc), [true, true]);
+        assert_eq!((reads(PieProfile::Paper), reads(PieProfile::Ns3)), ([false, true], [false, true]));
+        assert_eq!(reads(PieProfile::Linux), [false, false]);
     }
 }
