@@ -40,7 +40,7 @@ use crate::packet::{Ecn, Pkt};
 use crate::pi2::pi_law;
 use crate::queue::{Action, ActionKind, Backlog, DropReason, Fifo, LinkInfo, QueueDisc, QueueView, Verdict};
 use crate::rng::Rng;
-use crate::schema::{choice_enum, fmt_duration as fmt_ns, Finish, Range};
+use crate::schema::{choice_enum, departs, fmt_duration as fmt_ns, Finish, Range};
 use crate::time::{to_secs, Nanos, NS_PER_MS, NS_PER_SEC, NS_PER_US};
 
 choice_enum! {
@@ -72,11 +72,6 @@ choice_enum! {
         TimeShifted = "time_shifted",
     }
 }
-
-/// The defaults of the two schedulers' own parameters (sch_dualpi2's `c_protection`; twice the
-/// classic target for the time shift).
-const C_PROTECTION: u32 = 10;
-const TSHIFT: Nanos = 30 * NS_PER_MS;
 
 /// sch_dualpi2's 100 % probability.
 const MAX_PROB: u32 = u32::MAX;
@@ -112,9 +107,9 @@ crate::params! {
         /// Scheduler between the two queues.
         scheduler: Scheduler [Choice, None, Range::ANY] = (Scheduler::Wrr);
         /// WRR weight of the C queue in percent (the L queue gets the rest).
-        c_protection: u32 [Int, Some("%"), Range::closed(0.0, 100.0)] = (C_PROTECTION);
+        c_protection: u32 [Int, Some("%"), Range::closed(0.0, 100.0)] = (10);
         /// Time shift of the time-shifted FIFO (our default: twice the target; RFC 9332 gives none).
-        tshift: Nanos [Duration, None, Range::closed(0.0, 10e9)] = (TSHIFT);
+        tshift: Nanos [Duration, None, Range::closed(0.0, 10e9)] = (30 * NS_PER_MS);
         /// On overload (k·p′ ≥ 100 %) drop L packets with the classic p′² before marking (otherwise keep ECN's no-loss and let the limit act).
         drop_overload: bool [Bool, None, Range::ANY] = (true);
         /// Decide the coupled drop/mark at enqueue instead of dequeue (`linux` only).
@@ -146,11 +141,12 @@ impl Finish<DualPi2Config> for DualPi2Params {
     fn finish(&mut self, given: &DualPi2Config) -> Result<(), String> {
         // Each scheduler reads only its own parameter: the other's, given, would do nothing
         // (at its default it is accepted, as a resolved record holds every field).
+        let d = DualPi2Config::defaults(self.profile);
         match self.scheduler {
-            Scheduler::Wrr if given.tshift.is_some_and(|t| t != TSHIFT) => {
+            Scheduler::Wrr if departs(&given.tshift, &d.tshift) => {
                 return Err("tshift: applies only with scheduler = \"time_shifted\" (the WRR serves by c_protection)".into());
             }
-            Scheduler::TimeShifted if given.c_protection.is_some_and(|c| c != C_PROTECTION) => {
+            Scheduler::TimeShifted if departs(&given.c_protection, &d.c_protection) => {
                 return Err("c_protection: applies only with scheduler = \"wrr\" (the time-shifted FIFO serves by tshift)".into());
             }
             _ => {}
