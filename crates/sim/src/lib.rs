@@ -17,6 +17,7 @@ pub mod engine;
 pub mod estimate;
 pub mod flow;
 pub(crate) mod heap;
+pub(crate) mod radix;
 pub mod invariants;
 pub mod net;
 pub mod pcap;
