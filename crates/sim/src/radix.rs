@@ -1,19 +1,23 @@
 //! A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan 1990) of small `Copy` items, for the flows'
-//! events: a monotone priority queue, whose items never come before the last one popped.
+//! events: a monotone priority queue, whose pops never go back in time.
 //!
-//! An item sits in the bucket numbered by the highest bit in which its key differs from the
-//! last key popped (bucket 0: keys at or below it). Popping takes from bucket 0; when bucket 0
-//! empties, the lowest non-empty bucket is spread over the buckets below it, relative to its
-//! least key, which becomes the new last key. An item moves to a lower bucket each time it is
-//! moved, so at most 64 times, and each move is a read of the bucket being spread (in order)
-//! and a push at a bucket's end: no comparisons that the processor cannot predict, where a
-//! binary heap's pop makes one per level (issue 22: at 10,000 flows the flows' heap holds
-//! about 12,000 items and its pops cost some 300 cycles each).
+//! The least items wait in a small binary heap, the *low* heap: those at or below the *last
+//! key*, the key of the least item when the low heap was last refilled. Every other item sits
+//! in the bucket numbered by the highest bit in which its key differs from the last key (1 to
+//! 64). When the low heap empties, the lowest non-empty bucket is spread: its least key becomes
+//! the last key, its items with that key go into the low heap and the others into the buckets
+//! below. An item moves to a lower bucket each time it is moved, so at most 64 times, and each
+//! move is a read of the bucket being spread (in order) and a push at a bucket's end: no
+//! comparisons that the processor cannot predict, where a binary heap's pop makes one per level
+//! (issue 22: at 10,000 flows the flows' events number about 12,000, and a binary heap's pops
+//! cost some 300 cycles each).
 //!
-//! Bucket 0 is kept in the items' `Ord` order (greatest first, so the least is popped from the
-//! end); it holds the items whose key equals the last key and any that came in below it. So
-//! the items pop in the order of their `Ord`, as from any correct heap, provided the radix key
-//! is the first part of that order.
+//! An item pushed at or below the last key (an event due before every other flow's, or the
+//! set-up's pushes into an empty heap, whose first push sets the last key) goes into the low
+//! heap, which stays small while the simulation runs. The items pop in the order of their
+//! `Ord`, as from any correct heap, provided the radix key is the first part of that order.
+
+use crate::heap::MinHeap;
 
 /// An item's radix key: the leading part of its order.
 pub trait RadixKey {
@@ -21,102 +25,94 @@ pub trait RadixKey {
 }
 
 pub struct RadixHeap<T> {
-    /// The last key popped (or the first pushed into an empty heap).
+    /// The items at or below the last key; empty only when the whole heap is.
+    low: MinHeap<T>,
     last: u64,
-    len: usize,
-    /// Bit `b - 1` set when bucket `b` (1 to 64) holds items.
+    /// Bit `i` set when `buckets[i]` holds items.
     occupied: u64,
-    /// Bucket 0 is empty only when the heap is. Held inline, so that the least item (bucket
-    /// 0's end) is one load from the heap, as a binary heap's first item is.
-    buckets: [Vec<T>; 65],
+    /// Bucket `i + 1`: keys above the last key whose highest bit apart from it is bit `i`.
+    buckets: [Vec<T>; 64],
 }
 
 impl<T: Copy + Ord + RadixKey> Default for RadixHeap<T> {
     fn default() -> Self {
-        RadixHeap { last: 0, len: 0, occupied: 0, buckets: std::array::from_fn(|_| Vec::new()) }
+        RadixHeap { low: MinHeap::with_capacity(0), last: 0, occupied: 0, buckets: std::array::from_fn(|_| Vec::new()) }
     }
 }
 
 impl<T: Copy + Ord + RadixKey> RadixHeap<T> {
-    /// The bucket of `key` relative to the last key popped.
+    /// The index in `buckets` of a key above the last key.
     #[inline]
     fn bucket(&self, key: u64) -> usize {
-        if key <= self.last {
-            0
-        } else {
-            64 - (key ^ self.last).leading_zeros() as usize
-        }
+        63 - (key ^ self.last).leading_zeros() as usize
     }
 
     /// The least item.
     #[inline]
     pub fn peek(&self) -> Option<&T> {
-        self.buckets[0].last()
+        self.low.peek()
     }
 
     /// The items, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &T> {
-        self.buckets.iter().flatten()
+        self.low.iter().chain(self.buckets.iter().flatten())
     }
 
     /// Inlined so that the item goes from registers to its bucket: passed through memory, its
     /// narrow stores and the copy's wide loads stall the processor (store forwarding).
     #[inline(always)]
     pub fn push(&mut self, item: T) {
-        if self.len == 0 {
-            self.last = item.radix_key();
-        }
-        self.len += 1;
-        let b = self.bucket(item.radix_key());
-        if b == 0 {
-            self.insert_low(item);
+        let key = item.radix_key();
+        if key <= self.last || self.low.peek().is_none() {
+            self.push_low(item);
         } else {
+            let b = self.bucket(key);
             self.buckets[b].push(item);
-            self.occupied |= 1 << (b - 1);
+            self.occupied |= 1 << b;
         }
     }
 
-    /// Puts `item` into bucket 0 at its place (greatest first). It mostly goes first: an item
-    /// pushed for the current time has the greatest sequence number. Out of line: a push at or
-    /// below the last key popped is rare (an event for the current instant).
-    #[inline]
-    fn insert_low(&mut self, item: T) {
-        let low = &mut self.buckets[0];
-        let at = low.partition_point(|x| *x > item);
-        low.insert(at, item);
+    /// Into the low heap; the first item of an empty heap sets the last key. Out of line: the
+    /// scheduler's pushes are later than every other flow's event almost always.
+    #[cold]
+    #[inline(never)]
+    fn push_low(&mut self, item: T) {
+        if self.low.peek().is_none() {
+            self.last = item.radix_key();
+        }
+        self.low.push(item);
     }
 
     /// Removes and returns the least item.
     #[inline]
     pub fn pop(&mut self) -> Option<T> {
-        let top = self.buckets[0].pop()?;
-        self.len -= 1;
-        if self.buckets[0].is_empty() && self.occupied != 0 {
+        let top = self.low.pop()?;
+        if self.low.peek().is_none() && self.occupied != 0 {
             self.spread();
         }
         Some(top)
     }
 
-    /// Spreads the lowest non-empty bucket over the buckets below it, relative to its least key.
+    /// Refills the empty low heap from the lowest non-empty bucket, spreading the rest of it
+    /// over the buckets below, relative to its least key.
     #[cold]
     #[inline(never)]
     fn spread(&mut self) {
-        let b = self.occupied.trailing_zeros() as usize + 1;
-        self.occupied &= !(1 << (b - 1));
+        let b = self.occupied.trailing_zeros() as usize;
+        self.occupied &= !(1 << b);
         // Taken out and put back empty, so that the bucket keeps its allocation: none of its
         // items goes back into it.
         let mut items = std::mem::take(&mut self.buckets[b]);
         self.last = items.iter().map(|x| x.radix_key()).min().expect("an occupied bucket");
         for &item in &items {
-            let to = self.bucket(item.radix_key());
-            self.buckets[to].push(item);
-            if to != 0 {
-                self.occupied |= 1 << (to - 1);
+            let key = item.radix_key();
+            if key == self.last {
+                self.low.push(item);
+            } else {
+                let to = self.bucket(key);
+                self.buckets[to].push(item);
+                self.occupied |= 1 << to;
             }
-        }
-        let low = &mut self.buckets[0];
-        if low.len() > 1 {
-            low.sort_unstable_by(|a, b| b.cmp(a));
         }
         items.clear();
         self.buckets[b] = items;
