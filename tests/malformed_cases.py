@@ -192,6 +192,16 @@ for path, value, where in [
 ]:
     add("a bad queue table", path, value, f"{path} = {value!r}", where=where)
 
+
+def _priority_group_of_no_flows(d: dict) -> None:
+    d["flows"][1]["count"] = 0
+    d["bottleneck"]["queue"] = {"type": "strict_priority", "high_groups": ["cbr"], "high_limit": "5p", "low": {"type": "pie"}}
+
+
+# The queue is checked before the flows: the group's count must be refused as itself, not as a
+# priority class with no flows.
+CASES.append(Case("a bad queue table", "a priority group of zero flows", _priority_group_of_no_flows, "flows[1].count"))
+
 # -- Accepted, but said: warnings --------------------------------------------------------------
 add("accepted with a warning", "flows[1].stop", "500ms", "a stop before the start", WARNING)
 add("accepted with a warning", "flows[1].stop", "1s", "a stop at the start", WARNING)

@@ -651,7 +651,9 @@ def _warn(path: str, message: str) -> None:
 def _group_flow_ids(flows: Json) -> dict[str, list[int] | None]:
     """Flow ids of each named group, as the simulator numbers them (groups in order). A group
     of Poisson arrivals has as many flows as arrivals, known only at run time: the ids of the
-    groups from it on are not known here."""
+    groups from it on are not known here (None). A group whose count is invalid is refused
+    here, as the flows' own check would refuse it: the queue is checked before the flows, and
+    its check would otherwise find the group's flows missing."""
     ids: dict[str, list[int] | None] = {}
     n, known = 0, True
     for i, g in enumerate(flows if isinstance(flows, list) else []):
@@ -660,10 +662,9 @@ def _group_flow_ids(flows: Json) -> dict[str, list[int] | None]:
         name = g.get("name") or f"{g.get('type')}{i}"
         if "arrival_rate" in g:
             known = False
-        count = g.get("count", 1)
-        valid = isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= MAX_GROUP_FLOWS
-        ids[str(name)] = list(range(n, n + count)) if known and valid else None
-        n += count if valid else 0
+        count = Int(1, MAX_GROUP_FLOWS).parse(g.get("count", 1), f"flows[{i}].count")
+        ids[str(name)] = list(range(n, n + count)) if known else None
+        n += count
     return ids
 
 
