@@ -101,8 +101,33 @@ impl<T: Copy + Ord> MinHeap<T> {
     }
 }
 
+/// Checks shared by the property tests of this heap and of [`crate::radix::RadixHeap`], whose
+/// oracle is a vector of the same items.
+#[cfg(test)]
+pub(crate) mod model {
+    /// The heap holds exactly the model's items (sorted here) and offers its least first.
+    pub fn holds<'a>(model: &mut [(u64, u64)], peek: Option<&(u64, u64)>, items: impl Iterator<Item = &'a (u64, u64)>) {
+        model.sort_unstable();
+        assert_eq!(peek, model.first());
+        let mut all: Vec<(u64, u64)> = items.copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, model);
+    }
+
+    /// Popping the heap empty gives the model's items in sorted order.
+    pub fn drains_in_order(mut model: Vec<(u64, u64)>, mut pop: impl FnMut() -> Option<(u64, u64)>) {
+        model.sort_unstable();
+        let mut got = Vec::new();
+        while let Some(x) = pop() {
+            got.push(x);
+        }
+        assert_eq!(got, model);
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::model::{drains_in_order, holds};
     use super::*;
 
     /// Property: any mix of pushes, pops and top replacements pops the items in sorted order;
@@ -131,16 +156,9 @@ mod tests {
                     }
                     _ => {}
                 }
-                model.sort_unstable();
-                assert_eq!(heap.peek(), model.first());
-                let mut all: Vec<(u64, u64)> = heap.iter().copied().collect();
-                all.sort_unstable();
-                assert_eq!(all, model);
+                holds(&mut model, heap.peek(), heap.iter());
             }
-            while let Some(x) = heap.pop() {
-                assert_eq!(x, model.remove(0));
-            }
-            assert!(model.is_empty());
+            drains_in_order(model, || heap.pop());
         }
     }
 }

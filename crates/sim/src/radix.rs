@@ -123,6 +123,7 @@ impl<T: Copy + Ord + RadixKey> RadixHeap<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::heap::model::{drains_in_order, holds};
 
     impl RadixKey for (u64, u64) {
         fn radix_key(&self) -> u64 {
@@ -159,16 +160,9 @@ mod tests {
                     heap.push(item);
                     model.push(item);
                 }
-                model.sort_unstable();
-                assert_eq!(heap.peek(), model.first());
-                let mut all: Vec<(u64, u64)> = heap.iter().copied().collect();
-                all.sort_unstable();
-                assert_eq!(all, model);
+                holds(&mut model, heap.peek(), heap.iter());
             }
-            while let Some(x) = heap.pop() {
-                assert_eq!(x, model.remove(0));
-            }
-            assert!(model.is_empty());
+            drains_in_order(model, || heap.pop());
         }
     }
 }
