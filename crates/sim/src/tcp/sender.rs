@@ -964,7 +964,10 @@ impl TcpSender {
         if self.ca.sack_recovery().is_some() {
             self.send_in_recovery(now, out);
         } else {
-            let mut window = (self.cwnd.floor() as u64).max(self.cc.min_window());
+            // The cast truncates toward zero and saturates (negatives and NaN to 0), so for
+            // every f64 it gives the integer that floor-then-cast gives, without calling the
+            // software `floor` of the baseline x86-64 target (1.6 % of a 100-flow run, perf).
+            let mut window = (self.cwnd as u64).max(self.cc.min_window());
             if self.p.limited_transmit && !self.ca.in_recovery() {
                 // RFC 3042: each of the first two duplicate ACKs lets one new segment out.
                 window += self.dupacks.min(2);
