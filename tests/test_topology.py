@@ -98,10 +98,12 @@ def test_bidirectional_data_queues_with_the_acks():
         assert sum(by.values()) > 10e6 and max(by.values()) <= DATA_SHARE * 10e6, (seed, by)
         queues = {q["queue"]: q for q in r.summary["queues"]}
         for q, data, acks in (("bottleneck", "fwd", "back"), ("reverse_bottleneck", "back", "fwd")):
-            sent = sum(f["sent"] for f in r.flow_rows() if f["name"] == data)
-            acked = sum(f["acks_sent"] for f in r.flow_rows() if f["name"] == acks)
-            # All of both reach the queue but those still on their access links at the end.
-            assert 0.99 * (sent + acked) < queues[q]["arrivals"] <= sent + acked, (seed, q, queues[q], sent, acked)
+            # Counted in the measured window, as the queue's arrivals are.
+            sent = sum(f["sent_measured"] for f in r.flow_rows() if f["name"] == data)
+            acked = sum(f["acks_sent_measured"] for f in r.flow_rows() if f["name"] == acks)
+            # Both reach the queue, but for those on their access links at either end of the
+            # window (sent before it and arriving in it, or sent in it and still travelling).
+            assert abs(queues[q]["arrivals"] - (sent + acked)) < 0.01 * (sent + acked), (seed, q, queues[q], sent, acked)
 
 
 @pytest.mark.xfail(strict=True, reason="finding: with seed 3 the forward group gets 8.90 Mb/s, below the sawtooth "
@@ -151,10 +153,12 @@ def test_every_queue_has_its_metrics_and_traces_by_name(tmp_path):
     assert set(q["queue"]) == set(links)
     assert q[(q["queue"] == "R1->R2") & (q["t_s"] >= 1)]["backlog_packets"].min() >= 49
     soj = read("link_sojourn")
-    # A packet's link sojourn is recorded as its transmission starts; the queue's departures also
-    # count the three waiting in the (full) device queue at the end.
+    # A packet's link sojourn is recorded as its transmission starts; the queue's departures
+    # also count those waiting in the device queue, which holds three (it is full) both when
+    # the measured window opens at 1 s and at the end: the window's departures are the
+    # transmissions it saw start.
     departures = next(x for x in r.summary["queues"] if x["queue"] == "R1->R2")["departures"]
-    assert (soj["queue"] == "R1->R2").sum() == departures - 3
+    assert ((soj["queue"] == "R1->R2") & (soj["t_s"] >= 1.0)).sum() == departures
     drops = read("drops")
     assert set(drops["queue"]) == {"R1->R2"}
     # Each queue's discipline variables, by name: the PIE queue's, not the DropTail ones'.

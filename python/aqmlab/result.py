@@ -44,7 +44,8 @@ class Summary(TypedDict, total=False):
     """The figures of a run. A statistic of an empty sample is None, never a perfect score: queue
     delays without departures in the measured window, Jain's index when no flow delivered
     anything, rates without packets sent, completion times without completed transfers;
-    ``warnings`` says why. Aggregates only: each flow's figures are the ``flows`` table
+    ``warnings`` says why. Every figure covers the measured window, the packet counts and drop
+    and mark rates too (completion times excepted: every transfer of the run). Aggregates only: each flow's figures are the ``flows`` table
     (:meth:`Result.flows`, ``traces/flows.parquet``), so that the summary of a million flows
     stays small (issue 22)."""
 
@@ -161,7 +162,7 @@ def _empty_windows(summary: dict[str, Any], throughput_bps: np.ndarray) -> list[
         notes.append("no flow delivered data in the measured window: Jain's fairness index is absent")
     if summary["sent"] == 0:
         summary["drop_rate"] = summary["mark_rate"] = None
-        notes.append("no data packet was sent: drop and mark rates are absent")
+        notes.append("no data packet was sent in the measured window: drop and mark rates are absent")
     if summary["transfers"] == 0:
         summary.update(dict.fromkeys(FCT_STATS))  # bulk flows complete nothing: no note
     return notes
@@ -443,7 +444,7 @@ class Result:
             f"  measured window     {s['measured_s']:.1f} s",
             f"  utilization         {_fmt(s['utilization'], 100, '.2f')} %",
             f"  queue delay         mean {q[0]} ms, p50 {q[1]}, p95 {q[3]}, p99 {q[4]}, max {q[5]} ms",
-            f"  drops / marks       {s['dropped']} / {s['marked']} of {s['sent']} data packets "
+            f"  drops / marks       {s['dropped']} / {s['marked']} of {s['sent']} data packets sent in the window "
             f"({_fmt(s['drop_rate'], 100, '.3f')} % / {_fmt(s['mark_rate'], 100, '.3f')} %)",
             f"  Jain fairness       {_fmt(s['jain_index'], 1, '.4f')}",
         ]

@@ -132,6 +132,7 @@ impl Engine {
     /// Events due before `now` must have been run ([`Engine::advance`]).
     pub fn arrive(&mut self, dir: usize, now: Nanos, id: u32) {
         debug_assert!(now >= self.now, "arrival at {now} before the engine's clock {}", self.now);
+        self.open_window_at(now);
         self.now = now;
         self.events += 1;
         let Some(ip) = wire::parse(self.frames.data(id)) else {
@@ -278,6 +279,7 @@ impl Engine {
     /// is called for each frame leaving direction `dir`, at its nominal time.
     pub fn advance(&mut self, until: Nanos, send: &mut impl FnMut(usize, &[u8], Nanos)) {
         while let Some((t, ev)) = self.next().filter(|&(t, _)| t <= until) {
+            self.open_window_at(t);
             self.now = self.now.max(t);
             self.events += 1;
             match ev {
@@ -321,6 +323,12 @@ impl Engine {
             }
         }
         self.now = self.now.max(until);
+    }
+
+    /// Copies the counters if the measured window opens at `now` (see `Recorder::window`).
+    fn open_window_at(&mut self, now: Nanos) {
+        let dirs = &self.dirs;
+        self.rec.open_window_at(now, || [FORWARD, REVERSE].map(|d| dirs[d].link.queue_counts()).to_vec());
     }
 
     /// Frames held (queued or in propagation), both directions.
@@ -470,6 +478,35 @@ mod tests {
         assert_eq!(e.rec.ce_delivered, 2);
         assert_eq!(e.summary(10 * MS).marked, 2);
         assert_eq!(e.rec.traces.drop_kind, vec![EVENT_MARK, EVENT_MARK]);
+    }
+
+    #[test]
+    fn the_summary_counts_the_measured_window_as_the_simulator_does() {
+        // A 5-packet DropTail, a warm-up of 10 ms. Ten frames at 0 (one in service, five
+        // queued, four dropped) fall before the window; eight at 20 ms, when the queue has long
+        // drained (six at 811.2 µs each leave by 4.9 ms), give one in service, five queued and
+        // two dropped, in the window. The flow's whole-run counts keep all eighteen.
+        let mut cfg = config(10_000_000, 0, QdiscConfig::drop_tail(QueueLimit::Packets(5)), 1);
+        cfg.sim.warmup_ns = 10 * MS;
+        let mut e = Engine::new(cfg);
+        let mut sent = Vec::new();
+        for (t, n) in [(0, 10), (20 * MS, 8)] {
+            for _ in 0..n {
+                offer(&mut e, FORWARD, t, &udp_frame(1000, BASE_PORT, 0), &mut sent);
+            }
+        }
+        e.advance(100 * MS, &mut |d, f, t| sent.push((d, t, f.len())));
+        let s = e.summary(100 * MS);
+        // The queue's arrivals are what was offered to it, the dropped included.
+        assert_eq!((s.sent, s.dropped, s.queues[0].counts.arrivals, s.queues[0].counts.departures), (8, 2, 8, 6));
+        assert_eq!((s.flows[0].counts.sent, s.flows[0].counts.dropped), (18, 6));
+        // Stopped before the warm-up ends, the window holds nothing.
+        let mut cfg = config(10_000_000, 0, QdiscConfig::drop_tail(QueueLimit::Packets(5)), 1);
+        cfg.sim.warmup_ns = 10 * MS;
+        let mut e = Engine::new(cfg);
+        offer(&mut e, FORWARD, 0, &udp_frame(1000, BASE_PORT, 0), &mut Vec::new());
+        e.advance(5 * MS, &mut |_, _, _| {});
+        assert_eq!((e.summary(5 * MS).sent, e.summary(5 * MS).flows[0].counts.sent), (0, 1));
     }
 
     #[test]

@@ -8,9 +8,11 @@ use serde::Serialize;
 use sim::config::{SimConfig, TraceConfig};
 use sim::flow::FlowStats;
 use sim::invariants::Invariants;
+use sim::net::link::QueueCounts;
 use sim::net::Link;
 use sim::summary::{capacity_bits, jain, DelayStats, FlowSummary, QueueSummary, Summary};
 use sim::trace::{DelayHistogram, Traces};
+use sim::window::{Window, WindowCounts};
 
 use crate::config::{FlowKind, FlowPlan};
 
@@ -31,6 +33,9 @@ pub struct Recorder {
     pub ce_delivered: u64,
     /// Frames that bypassed the AQM (not IPv4), both directions.
     pub bypassed: u64,
+    /// The counters as the measured window opened: the summary's packet counts are the
+    /// window's, as the simulator's are (`sim::window`).
+    pub window: Window,
 }
 
 impl Recorder {
@@ -54,6 +59,15 @@ impl Recorder {
             probe_buf: Vec::new(),
             ce_delivered: 0,
             bypassed: 0,
+            window: Window::new(cfg.warmup_ns),
+        }
+    }
+
+    /// Copies the counters if the measured window opens at `now`, before anything at `now`
+    /// is counted; `links` are the forward and reverse links' queue counts.
+    pub fn open_window_at(&mut self, now: Nanos, links: impl FnOnce() -> Vec<QueueCounts>) {
+        if self.window.opens_at(now, self.warmup_ns) {
+            self.window.open(self.stats.iter().map(WindowCounts::of).collect(), links());
         }
     }
 
@@ -157,16 +171,17 @@ impl Recorder {
                     srtt_s: None,
                     rto_s: None,
                     counts: st.clone(),
+                    measured: self.window.flow(f.id as usize, st),
                     in_flight: st.sent.saturating_sub(st.delivered + st.dropped),
                     // The kernel's ACKs are not followed one by one between host and router.
                     acks_in_flight: 0,
                 }
             })
             .collect();
-        let n = plans.len();
-        let sent: u64 = self.stats[..n].iter().map(|s| s.sent).sum();
-        let dropped: u64 = self.stats[..n].iter().map(|s| s.dropped).sum();
-        let marked: u64 = self.stats[..n].iter().map(|s| s.marked).sum();
+        let mut w = WindowCounts::default();
+        flows.iter().for_each(|f| w.add(&f.measured));
+        let WindowCounts { sent, dropped, marked, .. } = w;
+        let queues: Vec<QueueCounts> = links.iter().enumerate().map(|(l, link)| self.window.link(l, link.queue_counts())).collect();
         let ratio = |a: u64| if sent == 0 { 0.0 } else { a as f64 / sent as f64 };
         let q = Percentiles::from(&self.delay_hist);
         Summary {
@@ -195,15 +210,12 @@ impl Recorder {
             fct_p50_s: 0.0,
             fct_p99_s: 0.0,
             // Every frame the router receives on the reverse port is an ACK of a flow (or ARP).
-            acks_sent: links[1].counts.arrivals,
-            acks_dropped: links[1].counts.acks_dropped,
+            acks_sent: queues[1].arrivals,
+            acks_dropped: queues[1].acks_dropped,
             queues: ["bottleneck", "reverse_bottleneck"]
                 .into_iter()
-                .zip(links)
-                .map(|(queue, l)| {
-                    let counts = l.queue_counts();
-                    QueueSummary { queue: queue.into(), links: 1, counts, drops: counts.drops() }
-                })
+                .zip(queues)
+                .map(|(queue, counts)| QueueSummary { queue: queue.into(), links: 1, counts, drops: counts.drops() })
                 .collect(),
             // The simulator's invariants follow simulated packets; real hosts are not audited.
             invariants: Invariants::default(),

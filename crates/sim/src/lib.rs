@@ -28,6 +28,7 @@ pub mod summary;
 pub mod tcp;
 pub mod trace;
 pub mod udp;
+pub mod window;
 pub mod world;
 
 pub use config::SimConfig;

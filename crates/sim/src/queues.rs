@@ -92,13 +92,14 @@ pub fn assign(cfg: &SimConfig, links: &mut [Link], network_first_link: LinkId) -
 }
 
 impl Simulation {
-    /// Arrivals, departures, drops and marks of every reported queue, in slot order.
+    /// Arrivals, departures, drops and marks of every reported queue in the measured window,
+    /// in slot order.
     pub(crate) fn queue_summaries(&self) -> Vec<QueueSummary> {
         self.queues
             .iter()
             .map(|q| {
                 let mut c = QueueCounts::default();
-                q.members.iter().for_each(|&m| c.add(&self.links[m as usize].queue_counts()));
+                q.members.iter().for_each(|&m| c.add(&self.link_window_counts(m as usize)));
                 QueueSummary { queue: q.name.clone(), links: q.members.len() as u32, counts: c, drops: c.drops() }
             })
             .collect()

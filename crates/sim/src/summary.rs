@@ -10,6 +10,7 @@ use crate::flow::FlowStats;
 use crate::invariants::Invariants;
 use crate::net::link::QueueCounts;
 use crate::trace::DelayHistogram;
+use crate::window::WindowCounts;
 use crate::world::Simulation;
 
 #[derive(Clone, Debug, Serialize)]
@@ -25,8 +26,12 @@ pub struct FlowSummary {
     /// The current connection's smoothed RTT and retransmission timeout (TCP), at the end.
     pub srtt_s: Option<f64>,
     pub rto_s: Option<f64>,
+    /// Counts over the whole run: they balance (sent = delivered + dropped + in flight).
     #[serde(flatten)]
     pub counts: FlowStats,
+    /// The packet counts of the measured window (`sent_measured`, ...; see [`crate::window`]).
+    #[serde(flatten)]
+    pub measured: WindowCounts,
     /// Data packets and ACKs alive in the network at the end, counted in the packet arena
     /// (see [`crate::invariants`]).
     pub in_flight: u64,
@@ -41,9 +46,10 @@ pub struct QueueSummary {
     pub queue: String,
     /// Links counted.
     pub links: u32,
+    /// Counts in the measured window; what the queue holds, at the end.
     #[serde(flatten)]
     pub counts: QueueCounts,
-    /// Drops of every kind (discipline and impairment).
+    /// Drops of every kind (discipline and impairment), in the measured window.
     pub drops: u64,
 }
 
@@ -96,7 +102,8 @@ pub struct Summary {
     pub qdisc_delay: DelayStats,
     /// Jain's index over the throughputs of the flows active in the measured window.
     pub jain_index: f64,
-    /// Data packets sent, dropped at any queue or impairment, and delivered with CE set.
+    /// Data packets sent, dropped at any queue or impairment, and delivered with CE set, in the
+    /// measured window (see [`crate::window`]), as are the ACK counts and both rates.
     pub sent: u64,
     pub dropped: u64,
     pub marked: u64,
@@ -194,6 +201,11 @@ impl FlowColumns {
             ("ecn_reductions", Value::I64(c.ecn_reductions as i64)),
             ("window_raising_responses", Value::I64(c.window_raising_responses as i64)),
             ("transfers", Value::I64(c.transfers as i64)),
+            ("sent_measured", Value::I64(f.measured.sent as i64)),
+            ("dropped_measured", Value::I64(f.measured.dropped as i64)),
+            ("marked_measured", Value::I64(f.measured.marked as i64)),
+            ("acks_sent_measured", Value::I64(f.measured.acks_sent as i64)),
+            ("acks_dropped_measured", Value::I64(f.measured.acks_dropped as i64)),
             ("in_flight", Value::I64(f.in_flight as i64)),
             ("acks_in_flight", Value::I64(f.acks_in_flight as i64)),
         ];
@@ -258,6 +270,7 @@ impl Simulation {
                 srtt_s: tcp.map(|tx| tx.rtt.srtt() * 1e-9),
                 rto_s: tcp.map(|tx| to_secs(tx.rtt.rto())),
                 counts: self.flow_counts(i),
+                measured: self.flow_window_counts(i),
                 in_flight: alive.data[i],
                 acks_in_flight: alive.acks[i],
             };
@@ -290,11 +303,9 @@ impl Simulation {
         let cap = capacity_bits(self.cfg.bottleneck.rate_bps, &self.cfg.bottleneck.rate_schedule, warm, end);
         let h = &self.queues[0].delay;
         let active: Vec<f64> = self.flow_rows().filter(|(_, active)| *active).map(|(row, _)| row.throughput_bps).collect();
-        let sent: u64 = self.flows.iter().map(|f| f.stats.sent).sum();
-        let dropped: u64 = self.drops.iter().map(|d| d.data).sum();
-        let marked: u64 = self.flows.iter().map(|f| f.stats.marked).sum();
-        let acks_sent: u64 = self.flows.iter().map(|f| f.stats.acks_sent).sum();
-        let acks_dropped: u64 = self.drops.iter().map(|d| d.acks).sum();
+        let mut w = WindowCounts::default();
+        (0..self.flows.len()).for_each(|f| w.add(&self.flow_window_counts(f)));
+        let WindowCounts { sent, dropped, marked, acks_sent, acks_dropped } = w;
         let ratio = |a: u64| if sent == 0 { 0.0 } else { a as f64 / sent as f64 };
         let mut fct: Vec<f64> = self.transfers.iter().map(|t| to_secs(t.3)).collect();
         fct.sort_by(f64::total_cmp);

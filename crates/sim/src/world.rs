@@ -87,6 +87,8 @@ pub struct Simulation {
     /// Sequence number of the flows' earliest event whose lines were last fetched (see
     /// `run_until`).
     flow_top_fetched: u64,
+    /// The counters when the measured window opened (see [`crate::window`]).
+    pub(crate) window: crate::window::Window,
     /// Per Packet Value markers of the marked flow groups.
     pub ppv: crate::ppv::PolicyMarkers,
     /// Invariant checks made so far (see [`crate::invariants`]).
@@ -142,6 +144,7 @@ impl Simulation {
             probe_buf: Vec::new(),
             delivered_packets: 0,
             flow_top_fetched: 0,
+            window: crate::window::Window::new(cfg.warmup_ns),
             invariants: Invariants::default(),
             strict_invariants: cfg!(debug_assertions) || cfg!(test),
             delay_lines: true,
@@ -233,6 +236,21 @@ impl Simulation {
         let t = t.min(self.cfg.duration_ns);
         #[cfg(feature = "event-cycles")]
         self.cycles.start();
+        let warm = self.cfg.warmup_ns;
+        if self.window.opens_at(t, warm) {
+            // The events before the window's first nanosecond, then the counters as the window
+            // opens: an event at the warm-up time itself counts in the window.
+            self.run_events(warm - 1);
+            self.open_window();
+        }
+        self.run_events(t);
+        self.sched.advance_to(t);
+        self.check_invariants();
+        self.enforce_invariants();
+    }
+
+    /// Runs every event due no later than `t`.
+    fn run_events(&mut self, t: Nanos) {
         while let Some(ev) = self.sched.pop_until(t) {
             // What the coming events read, fetched ahead: at high rates and many flows the
             // packet records and flow state are cold, and fetching them early hides most of the
@@ -281,9 +299,6 @@ impl Simulation {
                 self.check_probabilities();
             }
         }
-        self.sched.advance_to(t);
-        self.check_invariants();
-        self.enforce_invariants();
     }
 
     /// Runs to the end.

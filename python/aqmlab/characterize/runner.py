@@ -54,9 +54,10 @@ def metrics(s: dict[str, Any], flows: list[dict[str, Any]]) -> dict[str, float]:
     for name in dict.fromkeys(f["name"] for f in flows):
         group = [f for f in flows if f["name"] == name]
         tput = sum(f["throughput_bps"] for f in group)
-        sent = sum(f["sent"] for f in group)
+        # The window's counts, as the summary's loss and the throughputs are.
+        sent = sum(f["sent_measured"] for f in group)
         m[f"share:{name}"] = tput / total if total else 0.0
-        m[f"loss:{name}"] = sum(f["dropped"] for f in group) / sent if sent else 0.0
+        m[f"loss:{name}"] = sum(f["dropped_measured"] for f in group) / sent if sent else 0.0
         queued = [f["srtt_s"] - f["rtt_base_s"] for f in group if f["srtt_s"] is not None and f["srtt_s"] > 0]
         if queued:
             m[f"path_qdelay_ms:{name}"] = 1e3 * sum(queued) / len(queued)

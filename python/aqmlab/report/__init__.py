@@ -45,7 +45,8 @@ _ROWS = [
     ("qdelay_mean_s", "queue delay, mean (ms)", 1e3), ("qdelay_p50_s", "queue delay, median (ms)", 1e3),
     ("qdelay_p95_s", "queue delay, 95th percentile (ms)", 1e3), ("qdelay_p99_s", "queue delay, 99th percentile (ms)", 1e3),
     ("qdelay_max_s", "queue delay, max (ms)", 1e3),
-    ("sent", "data packets sent", 1.0), ("dropped", "data packets dropped", 1.0), ("marked", "data packets CE-marked", 1.0),
+    ("sent", "data packets sent in the window", 1.0), ("dropped", "data packets dropped in the window", 1.0),
+    ("marked", "data packets CE-marked in the window", 1.0),
     ("drop_rate", "drop rate (%)", 100.0), ("mark_rate", "mark rate (%)", 100.0), ("jain_index", "Jain's fairness index", 1.0),
     ("transfers", "completed transfers", 1.0), ("fct_mean_s", "flow completion time, mean (s)", 1.0),
     ("events", "events", 1.0), ("wall_s", "wall-clock time (s)", 1.0),
@@ -53,7 +54,8 @@ _ROWS = [
 
 _FLOW_COLS = [("name", "group", 1.0), ("start_s", "start (s)", 1.0), ("rtt_base_s", "base RTT (ms)", 1e3),
               ("throughput_bps", "throughput (Mb/s)", 1e-6), ("srtt_s", "smoothed RTT (ms)", 1e3),
-              ("sent", "sent", 1.0), ("dropped", "dropped", 1.0), ("marked", "CE-marked", 1.0),
+              ("sent", "sent (whole run)", 1.0), ("dropped", "dropped (whole run)", 1.0),
+              ("marked", "CE-marked (whole run)", 1.0),
               ("retransmits", "retransmissions", 1.0), ("completion_s", "completion (s)", 1.0)]
 
 

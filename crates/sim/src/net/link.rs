@@ -164,6 +164,22 @@ impl QueueCounts {
         self.resident_packets += o.resident_packets;
         self.resident_bytes += o.resident_bytes;
     }
+
+    /// What was counted since `start` (counts taken earlier from the same queue); what the
+    /// queue holds is these counts' own, at the later time.
+    pub fn since(&self, start: &QueueCounts) -> QueueCounts {
+        QueueCounts {
+            arrivals: self.arrivals - start.arrivals,
+            departures: self.departures - start.departures,
+            drops_overflow: self.drops_overflow - start.drops_overflow,
+            drops_early: self.drops_early - start.drops_early,
+            drops_dequeue: self.drops_dequeue - start.drops_dequeue,
+            marks: self.marks - start.marks,
+            drops_impairment: self.drops_impairment - start.drops_impairment,
+            acks_dropped: self.acks_dropped - start.acks_dropped,
+            ..*self
+        }
+    }
 }
 
 /// Upper bounds on what a discipline holds; `u64::MAX` where there is none.

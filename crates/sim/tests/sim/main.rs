@@ -24,6 +24,7 @@ mod tcp_sizes;
 mod tcp_theory;
 mod topology;
 mod topology_pin;
+mod window;
 
 /// The layout this binary relies on: every integration test is a module here (a file beside
 /// `tests/sim/` would be a binary of its own, with its own LTO link), and builds its simulations
