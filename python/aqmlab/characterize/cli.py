@@ -22,7 +22,11 @@ def register(sub: Any) -> None:
     c.add_argument("--against", default=DEFAULT_AGAINST,
                    help=f"comma-separated baseline disciplines, each named once, with their defaults (default: "
                         f"{DEFAULT_AGAINST}; '' for none); one the same as AQM.toml runs once, as AQM.toml")
-    c.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the report (default: characterize-NAME)")
+    c.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the report (default: characterize-NAME): "
+                                                            "new, empty, or holding an earlier characterization "
+                                                            "(replaced)")
+    c.add_argument("--force", action="store_true", help="write into a non-empty OUTDIR that does not hold an earlier "
+                                                        "characterization (its own files are replaced)")
     c.add_argument("--quick", action="store_true", help="short runs and 2 seeds (a smoke test, minutes)")
     c.add_argument("--only", action="append", metavar="EXPERIMENT", help="run only this experiment (repeatable)")
     c.add_argument("--threshold", action="append", metavar="KEY=VALUE",
@@ -124,7 +128,8 @@ def with_baselines(name: str, queue: dict[str, Any], against: list[str]) -> tupl
 def cmd_characterize(args: Any) -> int:
     from ..sweep.cli import backend_from_args
     from . import experiments
-    from .report import override, write
+    from ..outdir import check_output
+    from .report import OUTPUT, override, write
     from .runner import characterize
 
     name, queue = load_aqm(args.aqm)
@@ -145,9 +150,9 @@ def cmd_characterize(args: Any) -> int:
         except ScenarioError as e:
             which = "" if job.aqm == name else f"--against {job.aqm}: "
             raise ScenarioError(f"{which}{job.experiment} ({job.variant}): {e.path}", e.reason) from None
+    out = check_output(args.output or f"characterize-{name}", OUTPUT, force=args.force)
     with backend_from_args(args) as backend:
         c = characterize(aqms, scale, backend=backend, only=args.only, progress=False if args.quiet else None)
-    out = Path(args.output or f"characterize-{name}")
     page = write(c, out, criteria, f"AQM characterization: {name}", experiments.NOT_RUN, repeats)
     print(f"wrote {page}, {out / 'results.json'}, {out / 'runs.parquet'}")
     return 0
