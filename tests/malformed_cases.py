@@ -222,6 +222,9 @@ for label, sweep_over, where in [
                           "replications": 100}, "axes"),
     ("a base that is not a scenario", {"base": "nosuch"}, "base"),
     ("a bad [set] value", {"set": {"bottleneck.rate": "fast"}}, "set.bottleneck.rate"),
+    # Refused by every run's worker, after the others had run (aqmlab.api.check_size: hours).
+    ("runs of hours", {"set": {"duration": "1000s", "bottleneck.rate": "100Gbps",
+                               "bottleneck.rate_schedule[0].rate": "100Gbps"}}, "axes"),
 ]:
     CASES.append(Case("a bad sweep file", label, (lambda over: lambda s: s.update(copy.deepcopy(over)))(sweep_over),
                       where, sweep=True))

@@ -144,20 +144,25 @@ class Sweep:
     replications: int = 1
     seed: int | None = None
     traces: bool = False
+    # Accept runs the simulator estimates to take hours or too much memory (`aqmlab sweep
+    # --force`): a choice of the one running the sweep, on this machine, not of the file.
+    force: bool = False
 
     @classmethod
-    def load(cls, path: str | Path) -> "Sweep":
+    def load(cls, path: str | Path, *, force: bool = False) -> "Sweep":
         path = Path(path)
         data = read_toml(path, "")
-        sweep = cls.from_dict(data, base_dir=path.parent)
+        sweep = cls.from_dict(data, base_dir=path.parent, force=force)
         # Unnamed, the sweep takes its file's name: one path component already, so it is not
         # held to the characters a written name must use (a file named with a space still runs).
         return sweep if "name" in data else replace(sweep, name=path.stem)
 
     @classmethod
-    def from_dict(cls, data: dict, *, base_dir: str | Path = ".") -> "Sweep":
+    def from_dict(cls, data: dict, *, base_dir: str | Path = ".", force: bool = False) -> "Sweep":
         """Checks a sweep in the file's vocabulary; every generated scenario is validated here,
-        so a bad value fails before anything runs, naming its axis and value."""
+        so a bad value fails before anything runs, naming its axis and value. So is its size: a
+        run estimated to take hours or too much memory is refused unless ``force``, as by
+        :func:`aqmlab.run`."""
         if not isinstance(data, dict):
             raise ScenarioError("", f"a sweep is a table, got {type(data).__name__}")
         accepted = ("name", "description", "base", "replications", "seed", "traces", "set", "axes", "zip")
@@ -218,7 +223,8 @@ class Sweep:
                                         f"starting with '.' or '-' (it names the store directory NAME-results), "
                                         f"got {data['name']!r}")
         sweep = cls(name=data.get("name", base.name), description=data.get("description", ""), base=base,
-                    base_data=base.given, groups=tuple(groups), replications=replications, seed=seed, traces=traces)
+                    base_data=base.given, groups=tuple(groups), replications=replications, seed=seed, traces=traces,
+                    force=force)
         sweep.check_count()
         sweep._check_values()
         sweep.runs()  # validates every grid point now
@@ -252,7 +258,10 @@ class Sweep:
         return list(itertools.product(*(range(len(g[0][1])) for g in self.groups)))
 
     def runs(self) -> list[RunSpec]:
-        """Every run, validated (a bad combination of values raises :class:`ScenarioError`)."""
+        """Every run, validated (a bad combination of values, or a run too large without
+        ``force``, raises :class:`ScenarioError`), so that it fails here, not after others ran."""
+        from ..api import check_size
+
         version = _version()
         stored = [[_column_value(list(vals)) for _, vals in g] for g in self.groups]
         specs, by_key = [], {}
@@ -261,6 +270,7 @@ class Sweep:
             columns = {p: col[i] for g, cols, i in zip(self.groups, stored, idx) for (p, _), col in zip(g, cols)}
             try:
                 scn = self.scenario(values)
+                check_size(scn, force=self.force)
             except ScenarioError as e:
                 raise ScenarioError("axes", f"grid point {_fmt(values)}: {e}") from None
             for r in range(self.replications):
