@@ -179,7 +179,8 @@ def test_confidence_bands_of_a_non_negative_metric_stay_above_zero():
 
 # One small grid point, one of hours: 100 Gb/s for 1000 s is about 5e10 events (api.check_size
 # refuses a run over an hour at 5 M events/s).
-HUGE = {"name": "huge", "base": SMALL_BASE, "set": {"duration": "1000s"}, "axes": {"bottleneck.rate": ["1Mbps", "100Gbps"]}}
+HUGE = {"name": "huge", "base": SMALL_BASE, "set": {"duration": "1000s"},
+        "axes": {"bottleneck.rate": ["1Mbps", "100Gbps"]}}
 
 
 @pytest.mark.parametrize("mode", [["--list"], ["-q", "--workers", "1"]])

@@ -179,12 +179,14 @@ class Sweep:
         fixed = data.get("set", {})
         if not isinstance(fixed, dict):
             raise ScenarioError("set", f"expected a table of field paths to values, got {fixed!r}")
+        fixed = _flatten_set(fixed)
         try:
-            base = written.with_values(_flatten_set(fixed))
+            base = written.with_values(fixed)
         except ScenarioError as e:
             raise _under("set", e) from None
 
         groups = [((p, tuple(v)),) for p, v in _flatten_axes(data.get("axes", {}), "axes").items()]
+        origins = ["[axes]"] * len(groups)
         zips = data.get("zip", [])
         if not isinstance(zips, list):
             raise ScenarioError("zip", "expected [[zip]] tables (fields that vary together)")
@@ -198,6 +200,7 @@ class Sweep:
                 raise ScenarioError(f"zip[{i}]", f"the zipped lists must have the same length, got "
                                                   f"{ {p: len(v) for p, v in fields.items()} }")
             groups.append(tuple((p, tuple(v)) for p, v in fields.items()))
+            origins.append(f"[[zip]] {i}")
         seen: set[str] = set()
         for p in (p for g in groups for p, _ in g):
             if p == "seed":
@@ -205,6 +208,7 @@ class Sweep:
             if p in seen:
                 raise ScenarioError(p, "is swept twice (each field may appear in one axis or zip group)")
             seen.add(p)
+        _refuse_set_and_swept(fixed, [(p, where) for g, where in zip(groups, origins) for p, _ in g])
 
         replications = data.get("replications", 1)
         if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
@@ -212,6 +216,10 @@ class Sweep:
         seed = data.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MASK64):
             raise ScenarioError("seed", f"expected an integer in [0, 2**64 - 1], got {seed!r}")
+        if seed is not None and "seed" in fixed:
+            # Both would be the base seed of the replications; the top-level one used to win silently.
+            raise ScenarioError("seed", f"is given twice, as seed = {seed} at the top of the sweep file and as seed = "
+                                        f"{fixed['seed']!r} in [set] (both set the base seed): give one")
         traces = data.get("traces", False)
         if not isinstance(traces, bool):
             raise ScenarioError("traces", f"expected true or false, got {traces!r}")
@@ -333,6 +341,20 @@ def _flatten_set(table: dict, prefix: str = "") -> dict:
         else:
             out[f"{prefix}{key}"] = value
     return out
+
+
+def _refuse_set_and_swept(fixed: dict, swept: list[tuple[str, str]]) -> None:
+    """Refuses a field both set in [set] and swept (``swept``: each path with its group, `[axes]`
+    or `[[zip]] i`): every axis value would replace the [set] value, which would be silently lost.
+    So is a [set] field inside a swept table (`bottleneck.queue.limit` under an axis of whole
+    `bottleneck.queue` tables). An axis inside a [set] value (`flows[0].count` when [set] gives
+    `flows`) only edits it, as it edits the base."""
+    for path, where in swept:
+        for given in fixed:
+            if given == path or given.startswith((f"{path}.", f"{path}[")):
+                inside = "" if given == path else f" (as {given}, inside it)"
+                raise ScenarioError(path, f"is set in [set]{inside} and swept in {where}: each value of the axis "
+                                          "would replace the [set] value; give it in one place")
 
 
 def _under(prefix: str, e: ScenarioError) -> ScenarioError:
