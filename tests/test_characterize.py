@@ -116,3 +116,59 @@ def test_a_cluster_package_that_is_missing_is_named(tmp_path, capsys, monkeypatc
     aqm.write_text('type = "pie"\n')
     assert main(["characterize", str(aqm), "--quick", "--dask", "local:1", "-o", str(tmp_path / "o")]) == 2
     assert "--dask: dask is not installed (pip install 'aqmlab[sweep-dask]')" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("against, named", [
+    # Once accepted: every experiment ran, exit 0, the error only inside results.json.
+    ("nosuch", "got 'nosuch'"), ("CoDel", "got 'CoDel' (did you mean 'codel'?)"), ("codel,,pie", "got ''"),
+    # A discipline that cannot run with its defaults alone (it needs its priority classes).
+    ("strict_priority", "got 'strict_priority'"),
+])
+def test_an_unknown_baseline_is_refused_before_any_run(tmp_path, capsys, against, named):
+    aqm = tmp_path / "pie.toml"
+    aqm.write_text('type = "pie"\n')
+    out = tmp_path / "o"
+    assert main(["characterize", str(aqm), "--quick", "--against", against, "--only", "transports",
+                 "--workers", "1", "-q", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("aqmlab: error: --against: expected comma-separated disciplines among "), err
+    assert "'codel', 'drop_tail'" in err and named in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("against, twice", [
+    # Once run twice, as "codel" and "codel (baseline)".
+    ("codel,codel", "'codel' and 'codel'"), (" pie , pie", "'pie' and 'pie'"),
+    # Two spellings of one discipline are the same baseline.
+    ("drop_tail,fifo", "'drop_tail' and 'fifo'"),
+])
+def test_a_baseline_named_twice_is_refused(tmp_path, capsys, against, twice):
+    aqm = tmp_path / "pie.toml"
+    aqm.write_text('type = "pie"\n')
+    out = tmp_path / "o"
+    assert main(["characterize", str(aqm), "--quick", "--against", against, "--only", "transports",
+                 "--workers", "1", "-q", "-o", str(out)]) == 2
+    assert f"aqmlab: error: --against: {twice} name the same baseline (each runs once)" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_baseline_variant_that_does_not_validate_is_refused(tmp_path, capsys, monkeypatch):
+    # Once only the tested discipline's variants were checked: a baseline's were run, and failed.
+    from dataclasses import replace
+
+    import aqmlab.characterize.runner as runner
+
+    real = runner.jobs
+
+    def broken(aqms, scale, only=None):
+        return [replace(j, scenario={**j.scenario, "duration": "-1s"}) if j.aqm == "codel" else j
+                for j in real(aqms, scale, only)]
+
+    monkeypatch.setattr(runner, "jobs", broken)
+    aqm = tmp_path / "pie.toml"
+    aqm.write_text('type = "pie"\n')
+    out = tmp_path / "o"
+    assert main(["characterize", str(aqm), "--quick", "--against", "codel", "--only", "transports",
+                 "--workers", "1", "-q", "-o", str(out)]) == 2
+    assert "aqmlab: error: --against codel: transports (tcp-friendly): duration: " in capsys.readouterr().err
+    assert not out.exists()

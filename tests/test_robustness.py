@@ -351,6 +351,48 @@ def test_an_output_folder_is_cleared_of_the_previous_run_and_foreign_files_need_
     assert forced.returncode == 0 and (out / "notes.txt").read_text() == "mine"
 
 
+def _main_refused(capsys, argv: list, message: str) -> None:
+    from aqmlab.cli import main
+
+    assert main([str(a) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"aqmlab: error: {message}"), err
+
+
+def test_reproduce_and_characterize_write_only_where_run_would(tmp_path, capsys):
+    # Once both wrote into any directory: over a run's report.html, or beside unrelated files.
+    from aqmlab.cli import main
+
+    ran, reproduced, characterized = tmp_path / "ran", tmp_path / "reproduced", tmp_path / "characterized"
+    assert main(["run", str(write(tmp_path / "a.toml", small_scenario())), "-o", str(ran), "-q", "--no-plots"]) == 0
+    page = (ran / "report.html").read_bytes()
+    aqm = tmp_path / "pie.toml"
+    aqm.write_text('type = "pie"\n')
+    characterize = ["characterize", aqm, "--quick", "--against", "", "--only", "transports", "--workers", "1", "-q",
+                    "-o"]
+    foreign = "scenario.toml, sim_config.json, summary.json, traces"
+    _main_refused(capsys, ["reproduce", "pi01-design", "-o", ran],
+                  f"--output: {ran} is not empty and does not hold an aqmlab reproduction ({foreign})")
+    _main_refused(capsys, [*characterize, ran],
+                  f"--output: {ran} is not empty and does not hold an aqmlab characterization ({foreign})")
+    assert (ran / "report.html").read_bytes() == page
+    # Each reuses a directory of its own output, and refuses the other's, even where the names
+    # of the files are the same (report.html and results.json of a reproduction).
+    for _ in range(2):
+        assert main(["reproduce", "pi01-design", "-o", str(reproduced)]) == 0
+        assert main([str(a) for a in [*characterize, characterized]]) == 0
+    _main_refused(capsys, [*characterize, reproduced],
+                  f"--output: {reproduced} is not empty and does not hold an aqmlab characterization (results.json)")
+    _main_refused(capsys, ["reproduce", "pi01-design", "-o", characterized],
+                  f"--output: {characterized} is not empty and does not hold an aqmlab reproduction (results.json, "
+                  "runs.parquet)")
+    _main_refused(capsys, ["run", tmp_path / "a.toml", "-o", reproduced], f"--output: {reproduced} is not empty and "
+                  "does not hold an aqmlab run (results.json)")
+    # --force writes beside the other files, replacing only the command's own.
+    assert main(["reproduce", "pi01-design", "-o", str(ran), "--force"]) == 0
+    assert (ran / "report.html").read_bytes() != page and (ran / "summary.json").is_file()
+
+
 def write(path: Path, d: dict) -> Path:
     path.write_text(tomli_w.dumps(d))
     return path

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast, get_args
 import numpy as np
 
 from .errors import AqmlabWarning, ScenarioError
+from .outdir import OutputKind, check_output
 from .scenario import Scenario
 from .tables import Coded, Table
 
@@ -518,36 +519,21 @@ def _fmt(x: float | None, scale: float, spec: str) -> str:
     return "n/a" if x is None or x != x else format(x * scale, spec)
 
 
-# What a saved run consists of: files at the top, and files of a kind in its two folders.
-_RUN_FILES = ("summary.json", "scenario.toml", "sim_config.json", "report.html")
-_RUN_FOLDERS = {"traces": ".parquet", "plots": ".png", "csv": ".csv", "pcap": ".pcap"}
-
-
-def _owned(entry: Path) -> bool:
-    if entry.name in _RUN_FILES:
-        return entry.is_file()
-    suffix = _RUN_FOLDERS.get(entry.name)
-    return suffix is not None and entry.is_dir() and all(p.is_file() and p.suffix == suffix for p in entry.iterdir())
+# What a saved run consists of: files at the top, and files of a kind in its folders.
+RUN_OUTPUT = OutputKind("an aqmlab run", ("summary.json", "scenario.toml", "sim_config.json", "report.html"),
+                        {"traces": ".parquet", "plots": ".png", "csv": ".csv", "pcap": ".pcap"})
 
 
 def prepare_output(outdir: str | Path, *, force: bool = False) -> Path:
     """Makes ``outdir`` ready for a run's files, before the run: it must be a directory (or not
     exist yet). An earlier run's files there are removed, so no stale trace or plot is left
     beside the new ones; a directory holding anything else is refused unless ``force``, and then
-    only the run's own files are replaced."""
-    out = Path(outdir)
-    if out.exists() and not out.is_dir():
-        raise ScenarioError("--output", f"{out} is a file: give a directory for the results")
+    only the run's own files are replaced (see :func:`aqmlab.outdir.check_output`)."""
+    out = check_output(outdir, RUN_OUTPUT, force=force)
     if out.is_dir():
-        entries = list(out.iterdir())
-        foreign = sorted(e.name for e in entries if not _owned(e))
-        if foreign and not force:
-            shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
-            raise ScenarioError("--output", f"{out} is not empty and does not hold an aqmlab run ({shown}): "
-                                            "give a new or empty directory, or --force to write beside those files")
-        for name in _RUN_FILES:
+        for name in RUN_OUTPUT.files:
             (out / name).unlink(missing_ok=True)
-        for name, suffix in _RUN_FOLDERS.items():
+        for name, suffix in RUN_OUTPUT.folders.items():
             folder = out / name
             if folder.is_dir():
                 for p in folder.glob(f"*{suffix}"):

@@ -307,6 +307,7 @@ def test_cli_list_takes_the_ids_and_refuses_unknown_ones(capsys):
     (["--list", "pie13-", "--seeds", "3"], "--seeds: applies only without --list"),
     (["--list", "-j", "2"], "--jobs: applies only without --list"),
     (["--list", "-o", "out/reproduce"], "--output: applies only without --list"),
+    (["--list", "--force"], "--force: applies only without --list"),
     (["--live", "--list", "--quick"], "--quick: applies only without --list"),
     (["--live", "pie13-fig10", "--seeds", "2"], "--seeds: applies only without --live"),
     (["--live", "pie13-fig10", "-j", "2"], "--jobs: applies only without --live"),

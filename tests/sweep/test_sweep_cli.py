@@ -175,3 +175,49 @@ def test_confidence_bands_of_a_non_negative_metric_stay_above_zero():
     band = fig.axes[0].collections[0].get_paths()[0].vertices
     mean, half = plots.confidence_interval(np.array([0.1, 5.0]))
     assert mean - half < 0 and band[:, 1].min() == 0.0 and band[:, 1].max() == pytest.approx(mean + half)
+
+
+# One small grid point, one of hours: 100 Gb/s for 1000 s is about 5e10 events (api.check_size
+# refuses a run over an hour at 5 M events/s).
+HUGE = {"name": "huge", "base": SMALL_BASE, "set": {"duration": "1000s"},
+        "axes": {"bottleneck.rate": ["1Mbps", "100Gbps"]}}
+
+
+@pytest.mark.parametrize("mode", [["--list"], ["-q", "--workers", "1"]])
+def test_a_run_of_hours_is_refused_before_any_run_unless_forced(tmp_path, capsys, mode):
+    # Once listed as pending and refused only by its worker, after the others had run; and the
+    # advice, --force, was not an option of `aqmlab sweep`.
+    path = write_sweep(tmp_path / "s.toml", HUGE)
+    assert main([str(path), "-o", str(tmp_path / "store"), *mode]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("aqmlab: error: axes: grid point bottleneck.rate = '100Gbps': bottleneck.rate: this run is "
+                          "large: about "), err
+    assert "pass --force (force=True)" in err and not (tmp_path / "store").exists()
+    assert main([str(path), "-o", str(tmp_path / "store"), "--list", "--force"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+def test_force_reaches_every_run(tmp_path, monkeypatch):
+    import aqmlab.api
+
+    class Recording:
+        def run(self, fn, tasks):
+            self.tasks = list(tasks)
+            yield from ()
+
+    backend = Recording()
+    runner.run_sweep(Sweep.from_dict(HUGE, force=True), tmp_path / "store", backend=backend, progress=False)
+    assert [t.force for t in backend.tasks] == [True, True]
+    # The worker runs each task with its force.
+    seen = []
+    monkeypatch.setattr(aqmlab.api, "run", lambda scn, **kw: seen.append(kw["force"]) or 1 / 0)
+    from aqmlab.sweep.worker import execute
+
+    for task in backend.tasks:
+        execute(task)
+    assert seen == [True, True]
+
+
+def test_force_without_a_sweep_file_is_refused(tmp_path, capsys):
+    assert main(["--collect", "-o", str(tmp_path), "--force"]) == 2
+    assert capsys.readouterr().err.startswith("aqmlab: error: --force: applies only with a sweep file")

@@ -100,6 +100,13 @@ def test_nested_aqm_parameters_can_be_swept():
     ({"axes": {"seed": [1, 2]}}, "seed", "use 'replications'"),
     ({"axes": {"bottleneck.rate": []}}, "axes.bottleneck.rate", "non-empty list"),
     ({"axes": {"bottleneck.rate": ["10Mbps"]}}, "bottleneck.rate", "swept twice"),
+    # Each once resolved silently: the axis won over [set], the top-level seed over [set]'s.
+    ({"set": {"flows[0].count": 2}}, "flows[0].count", "is set in [set] and swept in [axes]: each value of the axis"),
+    ({"set": {"bottleneck": {"rate": "5Mbps"}}}, "bottleneck.rate", "is set in [set] and swept in [[zip]] 0"),
+    ({"set": {"bottleneck.queue.limit": "50p"}, "axes": {"bottleneck.queue": [{"type": "pie"}, {"type": "codel"}]}},
+     "bottleneck.queue", "is set in [set] (as bottleneck.queue.limit, inside it) and swept in [axes]"),
+    ({"seed": 9, "set": {"seed": 5}}, "seed", "is given twice, as seed = 9 at the top of the sweep file and as seed = 5 "
+                                              "in [set]"),
     ({"zip": [{"bottleneck.delay": ["5ms", "10ms"], "warmup": ["1s"]}]}, "zip[1]", "same length"),
     ({"axes": {"bottleneck.queue.limit": ["100p", {"packets": 100}]}}, "axes", "resolve to the same scenario"),
     # Each value is valid on its own; 1400-byte packets do not fit a 1200-byte MTU.
@@ -125,7 +132,8 @@ def test_the_example_sweep_is_valid():
 
 def test_zipped_fields_are_checked_together():
     # RED's thresholds are valid only as pairs: (10, 65) and (150, 700), but 65 < 150 alone.
-    red = {"bottleneck.queue": {"type": "red", "profile": "ns2", "limit": "800p", "min_th": 150, "max_th": 700}}
+    # The thresholds are swept, so [set] leaves them to the axis (giving them too is refused).
+    red = {"bottleneck.queue": {"type": "red", "profile": "ns2", "limit": "800p"}}
     s = Sweep.from_dict(sweep_dict(set=red, axes={}, zip=[{"bottleneck.queue.min_th": [10, 150],
                                                            "bottleneck.queue.max_th": [65, 700]}]))
     pairs = {(r.scenario["bottleneck"]["queue"]["min_th"], r.scenario["bottleneck"]["queue"]["max_th"]) for r in s.runs()}
@@ -159,3 +167,10 @@ def test_an_axis_value_out_of_range_names_the_axis(value):
     with pytest.raises(ScenarioError) as e:
         Sweep.from_dict(sweep_dict(axes={"duration": ["2s", value]}, zip=[]))
     assert str(e.value).startswith(f"axes.duration[1]: value {value!r}: duration: ")
+
+
+def test_an_axis_inside_a_set_value_edits_it():
+    # Not a conflict: the axis edits the flows [set] gives, as it edits the base's.
+    flows = [dict(f, count=2) if i == 0 else f for i, f in enumerate(SMALL_BASE["flows"])]
+    sweep = Sweep.from_dict(sweep_dict(set={"flows": flows}, axes={"flows[0].count": [1, 3]}, zip=[]))
+    assert sorted(r.scenario["flows"][0]["count"] for r in sweep.runs()) == [1, 1, 3, 3]

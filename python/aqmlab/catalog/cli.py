@@ -20,20 +20,22 @@ _RUN_DEFAULTS = {"output": os.path.join("out", "reproduce"), "jobs": 1}
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from .._options import fill_defaults, refuse_given
     from ..cli import _check_output_dir
+    from ..outdir import check_output
     from . import registry, report
     from .runner import run_experiments
 
     if args.all and args.ids:
         raise ScenarioError("--all", "give experiment ids or --all, not both")
     if args.list:
-        refuse_given(args, ["--quick", "--seeds", "--jobs", "--output"], "applies only without --list (--list "
-                                                                           "runs nothing and writes nothing)")
+        refuse_given(args, ["--quick", "--seeds", "--jobs", "--output", "--force"],
+                     "applies only without --list (--list runs nothing and writes nothing)")
     if args.live:
         refuse_given(args, ["--seeds", "--jobs"], "applies only without --live (--live takes the catalog's seeds "
                                                   "and runs one at a time)")
     fill_defaults(args, _RUN_DEFAULTS)
     if not args.list:
         _check_output_dir("--output", args.output)  # the default too, as main() checks a given one
+        check_output(args.output, report.OUTPUT, force=args.force)
     if not args.all and not args.ids and not args.list:
         raise ScenarioError("ID", "name experiments (see --list), or give --all")
     if args.live:
@@ -94,7 +96,11 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="seeds per experiment (default 5); fewer make the verdicts less robust (not with "
                         "--live)")
     p.add_argument("-o", "--output", metavar="OUTDIR", default=None,
-                   help="directory for report.html and results.json (default: out/reproduce)")
+                   help="directory for report.html and results.json (default: out/reproduce): new, empty, or "
+                        "holding an earlier reproduction (replaced)")
+    p.add_argument("--force", action="store_true",
+                   help="write into a non-empty OUTDIR that does not hold an earlier reproduction (its own files "
+                        "are replaced)")
     p.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                    help="runs (one seed of one experiment) in parallel, one process each (default: 1; not "
                         "with --live)")

@@ -7,9 +7,11 @@ import base64
 import datetime as _dt
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+from ..outdir import OutputKind, json_holding
 from .core import (DEVIATES, MISSING, NOT_DISCRIMINATING, NULL_IMPOSSIBLE, NULL_UNAVAILABLE, REPRODUCED, Check,
                    Experiment, Paper)
 from . import expected
@@ -172,6 +174,19 @@ def render(pairs: Sequence[tuple[Experiment, Outcome]], *, total_wall_s: float |
         body.append(_not_modelled(paper))
         body += [_experiment_section(e, o) for e, o in pairs if e.paper == paper]
     return "\n".join(head + body + ["</body></html>"])
+
+
+def _outcomes_with(key: str) -> Callable[[Any], bool]:
+    """Whether a JSON document is a list of experiments' outcomes, each with its id and ``key``."""
+    return lambda doc: isinstance(doc, list) and all(isinstance(o, dict) and {"id", key} <= o.keys() for o in doc)
+
+
+# What `aqmlab reproduce` puts in OUTDIR: write()'s files, and `--live`'s beside them (the two
+# share a directory, out/reproduce by default). results.json is told from characterize's (a
+# table) by its content.
+OUTPUT = OutputKind("an aqmlab reproduction", ("report.html", "results.json", "live-report.html", "live-results.json"),
+                    recognise={"results.json": json_holding(_outcomes_with("checks")),
+                               "live-results.json": json_holding(_outcomes_with("claims"))})
 
 
 def write(pairs: Sequence[tuple[Experiment, Outcome]], outdir: str | Path, *,

@@ -20,9 +20,13 @@ def register(sub: Any) -> None:
                     "parameters (or `name = ...` and `queue = {...}`).")
     c.add_argument("aqm", help="the discipline under test: a TOML file with a queue table")
     c.add_argument("--against", default=DEFAULT_AGAINST,
-                   help=f"comma-separated baseline disciplines, with their defaults (default: {DEFAULT_AGAINST}; "
-                        "'' for none)")
-    c.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the report (default: characterize-NAME)")
+                   help=f"comma-separated baseline disciplines, each named once, with their defaults (default: "
+                        f"{DEFAULT_AGAINST}; '' for none); one the same as AQM.toml runs once, as AQM.toml")
+    c.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the report (default: characterize-NAME): "
+                                                            "new, empty, or holding an earlier characterization "
+                                                            "(replaced)")
+    c.add_argument("--force", action="store_true", help="write into a non-empty OUTDIR that does not hold an earlier "
+                                                        "characterization (its own files are replaced)")
     c.add_argument("--quick", action="store_true", help="short runs and 2 seeds (a smoke test, minutes)")
     c.add_argument("--only", action="append", metavar="EXPERIMENT", help="run only this experiment (repeatable)")
     c.add_argument("--threshold", action="append", metavar="KEY=VALUE",
@@ -64,6 +68,47 @@ def resolved_queue(queue: dict[str, Any]) -> dict[str, Any] | None:
         return None
 
 
+def baselines(against: str) -> list[str]:
+    """The disciplines ``--against`` names (comma-separated; '' for none), refused before any run
+    unless each is one that runs with its defaults alone, named once: an unknown name would
+    otherwise surface only as the baseline's failed runs, and a name given twice would run twice."""
+    from ..schema import did_you_mean
+
+    if not against.strip():
+        return []
+    names = [x.strip() for x in against.split(",")]
+    accepted = _runnable_alone()
+    for b in names:
+        if b not in accepted:
+            # The names are lower case: 'CoDel' is close to 'codel' only once folded.
+            shown = ", ".join(map(repr, accepted))
+            raise ScenarioError("--against", f"expected comma-separated disciplines among {shown}, "
+                                             f"got {b!r}{did_you_mean(b.lower(), accepted)}")
+    # By configuration, so that two spellings of one discipline ('fifo', 'drop_tail') are caught.
+    seen: dict[str, str] = {}
+    for b in names:
+        if accepted[b] in seen:
+            raise ScenarioError("--against", f"{seen[accepted[b]]!r} and {b!r} name the same baseline "
+                                             "(each runs once)")
+        seen[accepted[b]] = b
+    return names
+
+
+def _runnable_alone() -> dict[str, str]:
+    """Each discipline name (aliases included) whose table validates with nothing but its type
+    (not strict_priority, which needs its classes) -> the canonical JSON of its resolved table."""
+    import json
+
+    from ..qdisc import ALIASES, disciplines
+
+    out = {}
+    for name in [*disciplines(), *ALIASES]:
+        resolved = resolved_queue({"type": name})
+        if resolved is not None:
+            out[name] = json.dumps(resolved, sort_keys=True)
+    return out
+
+
 def with_baselines(name: str, queue: dict[str, Any], against: list[str]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """The disciplines to run, the one under test first, and the baselines left out because they
     would repeat it: a baseline that resolves to the same configuration as the discipline under
@@ -83,11 +128,12 @@ def with_baselines(name: str, queue: dict[str, Any], against: list[str]) -> tupl
 def cmd_characterize(args: Any) -> int:
     from ..sweep.cli import backend_from_args
     from . import experiments
-    from .report import override, write
+    from ..outdir import check_output
+    from .report import OUTPUT, override, write
     from .runner import characterize
 
     name, queue = load_aqm(args.aqm)
-    aqms, repeats = with_baselines(name, queue, [x.strip() for x in args.against.split(",")])
+    aqms, repeats = with_baselines(name, queue, baselines(args.against))
     keys = [e.key for e in experiments.EXPERIMENTS]
     for k in args.only or []:
         if k not in keys:
@@ -102,11 +148,11 @@ def cmd_characterize(args: Any) -> int:
         try:
             Scenario.from_dict(job.scenario)
         except ScenarioError as e:
-            if job.aqm == name:
-                raise ScenarioError(f"{job.experiment} ({job.variant}): {e.path}", e.reason) from None
+            which = "" if job.aqm == name else f"--against {job.aqm}: "
+            raise ScenarioError(f"{which}{job.experiment} ({job.variant}): {e.path}", e.reason) from None
+    out = check_output(args.output or f"characterize-{name}", OUTPUT, force=args.force)
     with backend_from_args(args) as backend:
         c = characterize(aqms, scale, backend=backend, only=args.only, progress=False if args.quiet else None)
-    out = Path(args.output or f"characterize-{name}")
     page = write(c, out, criteria, f"AQM characterization: {name}", experiments.NOT_RUN, repeats)
     print(f"wrote {page}, {out / 'results.json'}, {out / 'runs.parquet'}")
     return 0

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..outdir import OutputKind, json_holding
 from .runner import Characterization, Stat
 
 
@@ -241,6 +242,11 @@ def html_page(c: Characterization, criteria: list[Criterion], title: str, not_ru
                "i.every(x=>x.complete&&x.naturalWidth>0)?'ok:'+i.length:'broken'})</script>")
     out.append("</body></html>")
     return "\n".join(out)
+
+
+# What write() puts in OUTDIR; results.json is told from reproduce's (a list) by its criteria.
+OUTPUT = OutputKind("an aqmlab characterization", ("report.html", "results.json", "runs.parquet"), recognise={
+    "results.json": json_holding(lambda doc: isinstance(doc, dict) and {"aqms", "criteria", "summary"} <= doc.keys())})
 
 
 def write(c: Characterization, outdir: Path, criteria: list[Criterion], title: str, not_run: dict[str, str],

@@ -84,6 +84,9 @@ def register(subparsers) -> None:
                    help=f"write STORE/plots/: curves over the first axis with 95%% confidence intervals and "
                         f"a heat map over the first two axes (repeatable; metrics: "
                         f"{', '.join(METRICS + FLOW_METRICS)})")
+    p.add_argument("--force", action="store_true",
+                   help="accept runs estimated to take hours or more memory than this machine has to spare "
+                        "(refused when the sweep file is validated, --list included, before any run)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_sweep)
 
@@ -116,9 +119,11 @@ def cmd_sweep(args) -> int:
             raise ScenarioError("--plot", f"unknown metric {metric!r} (accepted: {', '.join(METRICS + FLOW_METRICS)})")
     if args.sweep is None and not (args.collect and args.store):
         raise ScenarioError("SWEEP.toml", "is required (only --collect with -o works without it)")
+    if args.sweep is None:
+        refuse_given(args, ["--force"], "applies only with a sweep file (it accepts the file's large runs)")
     if args.sweep is not None and not Path(args.sweep).is_file():
         raise ScenarioError("SWEEP.toml", f"no such file: {args.sweep}")
-    sweep = Sweep.load(args.sweep) if args.sweep is not None else None
+    sweep = Sweep.load(args.sweep, force=args.force) if args.sweep is not None else None
     store = Store(_store_dir(args, sweep))
 
     if args.list:

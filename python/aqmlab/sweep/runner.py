@@ -72,8 +72,8 @@ def run_sweep(sweep: Sweep | str | Path, store: str | Path, *, backend: Backend 
     todo = [s for s in specs if s.key not in done]
     report = SweepReport(store=st.root, total=len(specs), skipped=len(specs) - len(todo))
     by_key = {s.key: s for s in todo}
-    tasks = [Task(key=s.key, scenario=s.scenario, trace_dir=str(st.trace_dir(s.key).resolve()) if keep_traces else None)
-             for s in todo]
+    tasks = [Task(key=s.key, scenario=s.scenario, trace_dir=str(st.trace_dir(s.key).resolve()) if keep_traces else None,
+                  force=sweep.force) for s in todo]
     if keep_traces:
         st.runs_dir.mkdir(exist_ok=True)
 

@@ -144,20 +144,25 @@ class Sweep:
     replications: int = 1
     seed: int | None = None
     traces: bool = False
+    # Accept runs the simulator estimates to take hours or too much memory (`aqmlab sweep
+    # --force`): a choice of the one running the sweep, on this machine, not of the file.
+    force: bool = False
 
     @classmethod
-    def load(cls, path: str | Path) -> "Sweep":
+    def load(cls, path: str | Path, *, force: bool = False) -> "Sweep":
         path = Path(path)
         data = read_toml(path, "")
-        sweep = cls.from_dict(data, base_dir=path.parent)
+        sweep = cls.from_dict(data, base_dir=path.parent, force=force)
         # Unnamed, the sweep takes its file's name: one path component already, so it is not
         # held to the characters a written name must use (a file named with a space still runs).
         return sweep if "name" in data else replace(sweep, name=path.stem)
 
     @classmethod
-    def from_dict(cls, data: dict, *, base_dir: str | Path = ".") -> "Sweep":
+    def from_dict(cls, data: dict, *, base_dir: str | Path = ".", force: bool = False) -> "Sweep":
         """Checks a sweep in the file's vocabulary; every generated scenario is validated here,
-        so a bad value fails before anything runs, naming its axis and value."""
+        so a bad value fails before anything runs, naming its axis and value. So is its size: a
+        run estimated to take hours or too much memory is refused unless ``force``, as by
+        :func:`aqmlab.run`."""
         if not isinstance(data, dict):
             raise ScenarioError("", f"a sweep is a table, got {type(data).__name__}")
         accepted = ("name", "description", "base", "replications", "seed", "traces", "set", "axes", "zip")
@@ -174,12 +179,14 @@ class Sweep:
         fixed = data.get("set", {})
         if not isinstance(fixed, dict):
             raise ScenarioError("set", f"expected a table of field paths to values, got {fixed!r}")
+        fixed = _flatten_set(fixed)
         try:
-            base = written.with_values(_flatten_set(fixed))
+            base = written.with_values(fixed)
         except ScenarioError as e:
             raise _under("set", e) from None
 
         groups = [((p, tuple(v)),) for p, v in _flatten_axes(data.get("axes", {}), "axes").items()]
+        origins = ["[axes]"] * len(groups)
         zips = data.get("zip", [])
         if not isinstance(zips, list):
             raise ScenarioError("zip", "expected [[zip]] tables (fields that vary together)")
@@ -193,6 +200,7 @@ class Sweep:
                 raise ScenarioError(f"zip[{i}]", f"the zipped lists must have the same length, got "
                                                   f"{ {p: len(v) for p, v in fields.items()} }")
             groups.append(tuple((p, tuple(v)) for p, v in fields.items()))
+            origins.append(f"[[zip]] {i}")
         seen: set[str] = set()
         for p in (p for g in groups for p, _ in g):
             if p == "seed":
@@ -200,6 +208,7 @@ class Sweep:
             if p in seen:
                 raise ScenarioError(p, "is swept twice (each field may appear in one axis or zip group)")
             seen.add(p)
+        _refuse_set_and_swept(fixed, [(p, where) for g, where in zip(groups, origins) for p, _ in g])
 
         replications = data.get("replications", 1)
         if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
@@ -207,6 +216,10 @@ class Sweep:
         seed = data.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MASK64):
             raise ScenarioError("seed", f"expected an integer in [0, 2**64 - 1], got {seed!r}")
+        if seed is not None and "seed" in fixed:
+            # Both would be the base seed of the replications; the top-level one used to win silently.
+            raise ScenarioError("seed", f"is given twice, as seed = {seed} at the top of the sweep file and as seed = "
+                                        f"{fixed['seed']!r} in [set] (both set the base seed): give one")
         traces = data.get("traces", False)
         if not isinstance(traces, bool):
             raise ScenarioError("traces", f"expected true or false, got {traces!r}")
@@ -218,7 +231,8 @@ class Sweep:
                                         f"starting with '.' or '-' (it names the store directory NAME-results), "
                                         f"got {data['name']!r}")
         sweep = cls(name=data.get("name", base.name), description=data.get("description", ""), base=base,
-                    base_data=base.given, groups=tuple(groups), replications=replications, seed=seed, traces=traces)
+                    base_data=base.given, groups=tuple(groups), replications=replications, seed=seed, traces=traces,
+                    force=force)
         sweep.check_count()
         sweep._check_values()
         sweep.runs()  # validates every grid point now
@@ -252,7 +266,10 @@ class Sweep:
         return list(itertools.product(*(range(len(g[0][1])) for g in self.groups)))
 
     def runs(self) -> list[RunSpec]:
-        """Every run, validated (a bad combination of values raises :class:`ScenarioError`)."""
+        """Every run, validated (a bad combination of values, or a run too large without
+        ``force``, raises :class:`ScenarioError`), so that it fails here, not after others ran."""
+        from ..api import check_size
+
         version = _version()
         stored = [[_column_value(list(vals)) for _, vals in g] for g in self.groups]
         specs, by_key = [], {}
@@ -261,6 +278,7 @@ class Sweep:
             columns = {p: col[i] for g, cols, i in zip(self.groups, stored, idx) for (p, _), col in zip(g, cols)}
             try:
                 scn = self.scenario(values)
+                check_size(scn, force=self.force)
             except ScenarioError as e:
                 raise ScenarioError("axes", f"grid point {_fmt(values)}: {e}") from None
             for r in range(self.replications):
@@ -323,6 +341,20 @@ def _flatten_set(table: dict, prefix: str = "") -> dict:
         else:
             out[f"{prefix}{key}"] = value
     return out
+
+
+def _refuse_set_and_swept(fixed: dict, swept: list[tuple[str, str]]) -> None:
+    """Refuses a field both set in [set] and swept (``swept``: each path with its group, `[axes]`
+    or `[[zip]] i`): every axis value would replace the [set] value, which would be silently lost.
+    So is a [set] field inside a swept table (`bottleneck.queue.limit` under an axis of whole
+    `bottleneck.queue` tables). An axis inside a [set] value (`flows[0].count` when [set] gives
+    `flows`) only edits it, as it edits the base."""
+    for path, where in swept:
+        for given in fixed:
+            if given == path or given.startswith((f"{path}.", f"{path}[")):
+                inside = "" if given == path else f" (as {given}, inside it)"
+                raise ScenarioError(path, f"is set in [set]{inside} and swept in {where}: each value of the axis "
+                                          "would replace the [set] value; give it in one place")
 
 
 def _under(prefix: str, e: ScenarioError) -> ScenarioError:

@@ -26,6 +26,7 @@ class Task:
     key: str
     scenario: dict                 # Scenario.resolved of the run, seed included
     trace_dir: str | None = None   # save Result.save(plots=False) here; must be reachable by the worker
+    force: bool = False            # the sweep's force: run even if estimated to take hours
 
 
 def ignore_sigint() -> None:
@@ -54,7 +55,7 @@ def execute(task: Task) -> dict:
 
     t0 = time.perf_counter()
     try:
-        result = run(Scenario.from_dict(task.scenario), progress=False)
+        result = run(Scenario.from_dict(task.scenario), progress=False, force=task.force)
         if result.summary["interrupted"]:
             raise RuntimeError("the run was interrupted (SIGINT reached the worker) before its end")
         if task.trace_dir:

@@ -1,0 +1,62 @@
+"""Output directories (-o) of the commands that write a result: each may write into a new or
+empty directory, or into one holding its own earlier output, which it replaces; a directory
+holding anything else (another command's output, unrelated files) is refused, before any work,
+unless --force, and then the command writes beside those files.
+
+Each command describes what it writes as an :class:`OutputKind`. Several write a file of the
+same name (report.html, results.json); where the name alone cannot tell whose it is, the kind
+recognises its own by the content.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ScenarioError
+
+
+@dataclass(frozen=True)
+class OutputKind:
+    what: str                                   # in the refusal: "does not hold {what}"
+    files: tuple[str, ...]                      # its files at the top of the directory
+    folders: Mapping[str, str] = field(default_factory=dict)  # its folders -> the suffix of their files
+    # A file whose name other commands write too -> whether it is this command's.
+    recognise: Mapping[str, Callable[[Path], bool]] = field(default_factory=dict)
+
+    def owns(self, entry: Path) -> bool:
+        """Whether ``entry`` (a file or folder at the top of a directory) is this kind's output."""
+        if entry.name in self.files:
+            check = self.recognise.get(entry.name)
+            return entry.is_file() and (check is None or check(entry))
+        suffix = self.folders.get(entry.name)
+        return suffix is not None and entry.is_dir() and all(p.is_file() and p.suffix == suffix
+                                                             for p in entry.iterdir())
+
+
+def json_holding(test: Callable[[Any], bool]) -> Callable[[Path], bool]:
+    """A recogniser of a JSON file whose document passes ``test`` (unreadable JSON never does)."""
+    def check(path: Path) -> bool:
+        try:
+            return test(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, ValueError):
+            return False
+    return check
+
+
+def check_output(outdir: str | Path, kind: OutputKind, *, force: bool = False, option: str = "--output") -> Path:
+    """Refuses ``outdir`` if it is a file, or if it is a directory holding anything but
+    ``kind``'s output, unless ``force``; changes nothing on disk."""
+    out = Path(outdir)
+    if out.exists() and not out.is_dir():
+        raise ScenarioError(option, f"{out} is a file: give a directory for the results")
+    if out.is_dir() and not force:
+        foreign = sorted(e.name for e in out.iterdir() if not kind.owns(e))
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+            raise ScenarioError(option, f"{out} is not empty and does not hold {kind.what} ({shown}): give a new or "
+                                        "empty directory, or --force to write beside those files")
+    return out
