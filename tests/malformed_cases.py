@@ -154,6 +154,9 @@ for label, path, value, where in [
     ("N_tcp.c not dividing the group", "flows[0].marker", {"tvf": "gold", "connections_per_flow": 2}, "flows[0].marker.connections_per_flow"),
     ("marker rate range empty", "flows[0].marker", {"tvf": "gold", "min_rate": "1Gbps", "max_rate": "1Mbps"}, "flows[0].marker.max_rate"),
     ("TVF values rising", "flows[0].marker", {"tvf": [["1Mbps", 10], ["2Mbps", 20]]}, "flows[0].marker.tvf[1]"),
+    ("a PVPIE queue and no marked flow", "bottleneck.queue", {"type": "pvpie"}, "bottleneck.queue.type"),
+    ("a PPV queue under strict priority and no marked flow", "bottleneck.queue",
+     {"type": "strict_priority", "high_flows": [0], "low": {"type": "ppv"}}, "bottleneck.queue.low.type"),
     ("a priority group that does not exist", "bottleneck.queue", {"type": "strict_priority", "high_groups": ["video"],
                                                                   "low": {"type": "pie"}}, "bottleneck.queue.high_groups"),
 ]:

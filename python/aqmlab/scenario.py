@@ -640,6 +640,38 @@ def _before_end(t: int, path: str, duration: int, what: str) -> None:
                                   f"({units.fmt_duration(duration)}): {what}")
 
 
+# The disciplines that rank packets by their Packet Value code, and what each amounts to when no
+# flow is marked: every packet then carries code 0 (crates/aqm/src/ppv.rs), all equal.
+_WITHOUT_VALUES = {
+    "pvpie": "its filter never drops or marks (a drop-tail queue)",
+    "ppv": "it drops its oldest packet whenever it is full (a head-drop FIFO)",
+}
+
+
+def _value_queues(q: Json, path: str) -> list[tuple[str, str]]:
+    """The Packet Value disciplines in a queue table, nested ones included: (path, type)."""
+    if not isinstance(q, dict):
+        return []
+    own = [(f"{path}.type", q["type"])] if q.get("type") in _WITHOUT_VALUES else []
+    return own + [found for k, v in q.items() for found in _value_queues(v, f"{path}.{k}")]
+
+
+def _check_values_marked(s: ScenarioSpec) -> None:
+    """Refuses a Packet Value discipline when no flow group has a marker: it would run as a plain
+    FIFO, in a result that says PVPIE or PPV."""
+    if any(g.marker is not None for g in s.flows):
+        return
+    links: list[tuple[str, Any]] = [("bottleneck", s.bottleneck), ("access", s.access)]
+    links += [(f"network.links[{i}]", link) for i, link in enumerate(s.network.links if s.network else [])]
+    for name, link in links:
+        for key in ("queue", "reverse_queue"):
+            for path, kind in _value_queues(getattr(link, key, None), f"{name}.{key}"):
+                raise ScenarioError(path, f"{kind!r} acts on Packet Values, but no flow group has a marker: "
+                                          f"every packet carries code 0, so {_WITHOUT_VALUES[kind]}; give the "
+                                          "groups it should rank a flows[].marker (e.g. marker = {tvf = "
+                                          "\"gold\"}, see aqmlab.ppv), or choose another queue type")
+
+
 def _warn(path: str, message: str) -> None:
     warnings.warn(f"{path}: {message}", AqmlabWarning, stacklevel=4)
 
@@ -767,6 +799,7 @@ def _parse(data: Json) -> tuple[dict[str, Any], dict[str, Any]]:
         groups.append(resolved)
         flows.append(flow)
     s = dataclasses.replace(s, flows=groups)
+    _check_values_marked(s)
     sim = {**sim_table(s), "flows": flows}
     _check_in_simulator(sim)
     return fmt_table(s), sim
