@@ -119,8 +119,10 @@ def cmd_fluid(args) -> int:
         # that the delay history would not fit): the scenario is fine for the simulator only.
         raise ScenarioError("fluid model", str(e)) from None
     summary = fluid_summary(series, scn.sim_config["warmup_ns"] * 1e-9)
+    ranged = any("uniform" in g["access_delay_ns"] for g in scn.sim_config["flows"])
     print(f"fluid model of {scn.name}: N = {params['n_flows']}, C = {params['capacity_bps'] / 1e6:g} Mb/s, "
-          f"R0 = {params['rtt_s'] * 1e3:.1f} ms, {params['aqm']['type']}")
+          f"R0 = {params['rtt_s'] * 1e3:.1f} ms{' (the mean of the random RTT range)' if ranged else ''}, "
+          f"{params['aqm']['type']}")
     print(f"  queue delay mean {summary['qdelay_mean_s'] * 1e3:.2f} ms, queue {summary['queue_mean_packets']:.1f} packets, "
           f"p mean {summary['p_mean']:.5f}, utilization {summary['utilization'] * 100:.2f} %")
     if args.output:
@@ -267,7 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser("fluid", help="run a scenario through the fluid model (MGT) instead of packets",
                        description="Solve the Misra-Gong-Towsley fluid model for the same scenario file: bulk TCP "
-                                   "flows, the bottleneck's capacity schedule, its AQM as a sampled controller. "
+                                   "flows sharing one base RTT (a random range counts as its mean), at least one "
+                                   "present until the end, the bottleneck's capacity schedule, its AQM as a "
+                                   "sampled controller. "
                                    "Prints mean queue delay, p and utilization; with -o writes fluid.parquet and "
                                    "fluid.png.")
     scenario_args(f, seed_help="refused: the fluid model has no randomness")
