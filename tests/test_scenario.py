@@ -238,6 +238,14 @@ def test_a_profile_that_sets_its_defaults_or_stays_is_not_warned():
     Scenario.from_dict(Scenario.load("pie-base").resolved).with_values({"flows[0].profile": "ns2-sack"})
 
 
+@pytest.mark.parametrize("value, suggested", [(5, "5Mbps"), (10.5, "10.5Mbps"), (10_000_000, "10000000bps")])
+def test_a_bare_rate_gets_a_plausible_unit_suggested(value, suggested):
+    # Once '5Tbps' and '10000000Tbps': the largest unit, five orders above the range's top.
+    with pytest.raises(ScenarioError) as e:
+        units.rate_bps(value, "bottleneck.rate")
+    assert str(e.value).endswith(f"a number needs a unit, e.g. '{suggested}'")
+
+
 def test_what_changes_nothing_is_refused_but_defaults_and_the_end_pass():
     # A saved scenario.toml writes every trace option at its default, captures on or off, and
     # loads again; so do flows stopping exactly at the end of the run.
