@@ -45,7 +45,9 @@ def test_margins_pi2_and_pi(tmp_path, capsys):
     # Once an OverflowError or ZeroDivisionError in the plant's arithmetic:
     (["design", "pi", "--rtt", "1e300"], "expected a number in [1e-09, 1e+12]"),
     (["margins", "pie", "--rtt", "1e-300"], "expected a number in [1e-09, 1e+12]"),
-    (["margins", "pie", "--p0", "1.5"], "expected a probability in (0, 1)"),
+    (["margins", "pie", "--p0", "1.5"], "expected a probability in [1e-09, 1), got '1.5'"),
+    # Once "a number in [1e-09, 1e+12]" for 0 but "a probability in (0, 1)" for 1: one range.
+    (["margins", "pie", "--p0", "0"], "expected a probability in [1e-09, 1), got '0'"),
     (["design", "codel"], "invalid choice"),
 ])
 def test_bad_arguments_are_reported(argv, message, capsys):
