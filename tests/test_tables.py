@@ -52,3 +52,7 @@ def test_run_without_plots_imports_no_pandas(tmp_path):
     loaded = out.stderr.strip().splitlines()[-1]
     assert "'pandas'" not in loaded and "'matplotlib'" not in loaded
     assert (tmp_path / "out" / "traces" / "queue.parquet").exists()
+    # The listing names what is there: once "traces/, plots/" with no plots/ written.
+    out_dir = tmp_path / "out"
+    listed = out.stdout.strip().splitlines()[-1].partition(" (")[2].rstrip(")").split(", ")
+    assert sorted(listed) == sorted(p.name + "/" * p.is_dir() for p in out_dir.iterdir()), out.stdout

@@ -19,6 +19,7 @@ import argparse  # noqa: E402
 import os  # noqa: E402
 import tomllib  # noqa: E402
 import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
 from .errors import AqmlabWarning, ScenarioError  # noqa: E402
@@ -73,11 +74,20 @@ def cmd_run(args) -> int:
     if args.output:
         files = result.save(args.output, plots=not args.no_plots, force=args.force, report=not args.no_report,
                             csv=args.csv)
-        print(f"wrote {len(files)} files to {args.output}/ (summary.json, scenario.toml, traces/, plots/"
-              f"{', pcap/' if result.pcaps else ''}{', csv/' if args.csv else ''})")
+        print(f"wrote {len(files)} files to {args.output}/ ({_top_entries(files, Path(args.output))})")
         if not args.no_report:
             print(f"report: {args.output}/report.html")
     return 130 if result.summary["interrupted"] else 0
+
+
+def _top_entries(files: list[Path], outdir: Path) -> str:
+    """What the files written make of the output directory, in writing order: its files and its
+    subdirectories (with a slash), so that --no-plots lists no plots/."""
+    entries: dict[str, None] = {}
+    for f in files:
+        first, *rest = Path(f).resolve().relative_to(outdir.resolve()).parts
+        entries[f"{first}/" if rest else first] = None
+    return ", ".join(entries)
 
 
 def cmd_validate(args) -> int:
