@@ -95,3 +95,13 @@ def test_options_that_would_change_nothing_are_refused_before_any_work(argv, mes
     assert run(argv) == 2
     out = capsys.readouterr()
     assert message in out.err and out.out == ""
+
+
+def test_omega_g_help_says_it_moves_the_pi_zero(capsys):
+    # The help said only "the design crossover"; design_pi puts the zero there too.
+    from aqmlab.analysis import design_pi
+
+    assert design_pi(60, 0.246, 3750, omega_g=0.7).zero == 0.7
+    with pytest.raises(SystemExit):
+        run(["design", "pi", "--help"])
+    assert "also moves the controller's zero (z = omega_g)" in " ".join(capsys.readouterr().out.split())

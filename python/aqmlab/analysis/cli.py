@@ -99,7 +99,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     d.add_argument("--fs", type=_positive, default=None,
                    help=f"pi: sampling frequency, Hz (default {DESIGN_DEFAULTS['fs']:g})")
     d.add_argument("--omega-g", type=_positive, default=None,
-                   help="pi, p: override the design crossover, rad/s")
+                   help="pi, p: override the design crossover, rad/s; for pi it also moves the "
+                        "controller's zero (z = omega_g)")
     d.add_argument("--red-k", type=_positive, default=None, help="red: filter pole K, rad/s")
     d.add_argument("--w-q", type=_probability, default=None,
                    help=f"red: EWMA weight per packet, giving K when --red-k is absent "
