@@ -21,6 +21,14 @@ def small_scenario(**over) -> dict:
     return d
 
 
+def short_scenario() -> dict:
+    """small_scenario cut to 2 s without warm-up: its CBR source stops at the end (its 3 s stop
+    would be past it, which is refused)."""
+    d = small_scenario(duration="2s", warmup="0s")
+    d["flows"][1]["stop"] = "2s"
+    return d
+
+
 def run_analysis_cli(argv: list[str]) -> int:
     """Runs an ``aqmlab`` analysis subcommand (design, margins, response) in-process."""
     from aqmlab.analysis.cli import register

@@ -178,7 +178,8 @@ def test_an_output_path_through_a_file_is_refused_before_any_work(argv, tmp_path
     # Once a Rust allocation failure (a 100 GB delay history) that aborted the process:
     (["--set", "bottleneck.rate=1bps"], "history steps"),
     # Once a ValueError traceback: the flows all stop, the fluid model's flow count reaches 0.
-    (["--set", 'flows[0].stop="1s"'], "flows_schedule must be finite and > 0"),
+    # Then an error naming the model's parameter, flows_schedule, rather than the field.
+    (["--set", 'flows[0].stop="1s"'], "aqmlab: error: flows[0].stop: every flow has stopped at 1s"),
 ])
 def test_fluid_inputs_the_model_cannot_take_are_clear_errors(overrides, message):
     result = aqmlab("fluid", "pie-base", "--set", "duration=5s", "--set", "warmup=0s", *overrides)

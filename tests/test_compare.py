@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import pytest
 
 import aqmlab
-from aqmlab.compare import load_runs, plot_throughput_delay
+from aqmlab.compare import load_runs, plot_delay_cdf, plot_throughput_delay
 from support import small_scenario
 
 
@@ -44,6 +44,25 @@ def test_throughput_delay_separates_an_aqm_from_droptail(run_dirs):
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["PIE", "DropTail"]
     for patch in ax.patches:  # the ellipses: never below zero delay or throughput
         assert (patch.get_xy() >= 0).all()
+    plt.close(fig)
+
+
+def test_a_run_without_its_delay_histogram_is_named_not_dropped(run_dirs, tmp_path):
+    # Once exit 0 with the run in the legend and its curve a flat line at 0 ms, unexplained.
+    import shutil
+
+    bare = tmp_path / "bare"
+    shutil.copytree(run_dirs[1], bare)
+    for trace in ("delay_histogram", "queue"):
+        (bare / "traces" / f"{trace}.parquet").unlink()
+    out = subprocess.run([sys.executable, "-m", "aqmlab.cli", "compare", str(run_dirs[0]), str(bare), "-o",
+                          str(tmp_path / "c"), "--label", "PIE", "--label", "bare"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "bare: no delay_histogram trace in this run: its delay CDF is not drawn" in out.stdout
+    fig, ax = plt.subplots()
+    plot_delay_cdf(load_runs([run_dirs[0], bare], ["PIE", "bare"]), ax)
+    assert len(ax.lines) == 1 and [t.get_text() for t in ax.get_legend().get_texts()] == ["PIE"]
+    assert [t.get_text() for t in ax.texts] == ["bare: no delay_histogram trace in this run"]
     plt.close(fig)
 
 

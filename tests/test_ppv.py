@@ -74,6 +74,26 @@ def test_marker_errors_name_the_field(marker, path):
     assert str(e.value).startswith(path), str(e.value)
 
 
+@pytest.mark.parametrize("queue, path", [
+    ({"type": "pvpie"}, "bottleneck.queue.type"),
+    ({"type": "ppv", "limit": "333p"}, "bottleneck.queue.type"),
+    ({"type": "strict_priority", "high_flows": [0], "low": {"type": "pvpie"}}, "bottleneck.queue.low.type"),
+])
+def test_a_packet_value_queue_needs_a_marked_group(queue, path):
+    # Unmarked, every packet carries code 0: PVPIE's filter never acts and PPV drops its oldest
+    # packet, a plain FIFO under the queue's name. Refused, with the field that marks named.
+    d = gold_silver(queue=queue)
+    for g in d["flows"]:
+        del g["marker"]
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d)
+    assert e.value.path == path and "flows[].marker" in str(e.value), str(e.value)
+    # One marked group is enough: the unmarked one ranks below it, which is how PVPIE's
+    # scenarios mix policies.
+    d["flows"][0]["marker"] = {"tvf": "gold"}
+    Scenario.from_dict(d)
+
+
 def test_pvpie_and_ppv_parameters_are_checked_by_the_library():
     d = gold_silver(queue={"type": "pvpie", "gamma": 0})
     with pytest.raises(ScenarioError) as e:

@@ -11,7 +11,7 @@ import pytest
 import tomli_w
 
 from aqmlab import plots
-from support import small_scenario
+from support import short_scenario, small_scenario
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_no_report_writes_none(tmp_path):
     from aqmlab.result import Result  # noqa: F401  (the import the CLI makes)
 
     p = tmp_path / "s.toml"
-    p.write_text(tomli_w.dumps(small_scenario(duration="2s", warmup="0s")))
+    p.write_text(tomli_w.dumps(short_scenario()))
     out = subprocess.run([sys.executable, "-m", "aqmlab.cli", "run", str(p), "-q", "-o", str(tmp_path / "r"),
                           "--no-report", "--no-plots"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

@@ -238,6 +238,30 @@ def test_a_profile_that_sets_its_defaults_or_stays_is_not_warned():
     Scenario.from_dict(Scenario.load("pie-base").resolved).with_values({"flows[0].profile": "ns2-sack"})
 
 
+@pytest.mark.parametrize("value, suggested", [(5, "5Mbps"), (10.5, "10.5Mbps"), (10_000_000, "10000000bps")])
+def test_a_bare_rate_gets_a_plausible_unit_suggested(value, suggested):
+    # Once '5Tbps' and '10000000Tbps': the largest unit, five orders above the range's top.
+    with pytest.raises(ScenarioError) as e:
+        units.rate_bps(value, "bottleneck.rate")
+    assert str(e.value).endswith(f"a number needs a unit, e.g. '{suggested}'")
+
+
+def test_what_changes_nothing_is_refused_but_defaults_and_the_end_pass():
+    # A saved scenario.toml writes every trace option at its default, captures on or off, and
+    # loads again; so do flows stopping exactly at the end of the run.
+    d = small_scenario(traces={"pcap_snaplen": 128, "pcap_every": 1, "sojourn_every": 1})
+    d["flows"][1]["stop"] = d["duration"]
+    s = Scenario.from_dict(d)
+    assert Scenario.from_dict(s.resolved).sim_config == s.sim_config
+    # The same options away from their defaults act only with their trace.
+    s = Scenario.from_dict(small_scenario(traces={"pcap": ["bottleneck"], "pcap_snaplen": 256, "pcap_every": 2,
+                                                  "pcap_window": ["1s", "2s"], "sojourn": True, "sojourn_every": 3}))
+    assert Scenario.from_dict(s.resolved).sim_config == s.sim_config
+    with pytest.raises(ScenarioError, match=r"^traces\.pcap_window: applies only with traces\.pcap: with no capture "
+                                            r"point nothing is captured$"):
+        Scenario.from_dict(small_scenario(traces={"pcap": [], "pcap_window": ["1s", "2s"]}))
+
+
 def test_builtin_scenarios_load():
     from aqmlab import builtin_scenarios
 

@@ -101,6 +101,8 @@ def test_any_value_in_any_queue_table(kind, path, value):
     d["bottleneck"]["queue"] = {"type": kind}
     if kind == "strict_priority":
         d["bottleneck"]["queue"]["low"] = {"type": "pie"}
+    if kind == "pvpie":   # a Packet Value queue needs a marked flow
+        d["flows"][0]["marker"] = {"tvf": "gold"}
     try:
         set_dotted(d, path, value)
     except ScenarioError:

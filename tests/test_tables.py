@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import aqmlab
-from support import small_scenario
+from support import short_scenario, small_scenario
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +46,13 @@ def test_run_without_plots_imports_no_pandas(tmp_path):
              "'--no-plots', '--no-report']); print(sorted(sys.modules), file=sys.stderr)")
     import tomli_w
 
-    (tmp_path / "s.toml").write_text(tomli_w.dumps(small_scenario(duration="2s", warmup="0s")))
+    (tmp_path / "s.toml").write_text(tomli_w.dumps(short_scenario()))
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     loaded = out.stderr.strip().splitlines()[-1]
     assert "'pandas'" not in loaded and "'matplotlib'" not in loaded
     assert (tmp_path / "out" / "traces" / "queue.parquet").exists()
+    # The listing names what is there: once "traces/, plots/" with no plots/ written.
+    out_dir = tmp_path / "out"
+    listed = out.stdout.strip().splitlines()[-1].partition(" (")[2].rstrip(")").split(", ")
+    assert sorted(listed) == sorted(p.name + "/" * p.is_dir() for p in out_dir.iterdir()), out.stdout

@@ -48,7 +48,8 @@ def scenario(**changes):
 @pytest.mark.parametrize("changes, field", [
     ({"bottleneck.queue": {"type": "pi"}}, "bottleneck.queue.type"),
     ({"bottleneck.queue": {"type": "pi2"}}, "bottleneck.queue.type"),
-    ({"bottleneck.queue": {"type": "pvpie"}}, "bottleneck.queue.type"),
+    # A PVPIE queue needs a marked flow (the scenario refuses it otherwise); the marker is refused first.
+    ({"bottleneck.queue": {"type": "pvpie"}, "flows.0.marker": {"tvf": "gold"}}, "flows[0].marker"),
     ({"bottleneck.queue.profile": "linux"}, "bottleneck.queue.profile"),
     ({"bottleneck.queue.byte_mode": True}, "bottleneck.queue.byte_mode"),
     ({"bottleneck.queue": {"type": "red", "profile": "ns3", "adaptive": True, "min_th": 5, "max_th": 15}},

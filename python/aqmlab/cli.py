@@ -19,6 +19,7 @@ import argparse  # noqa: E402
 import os  # noqa: E402
 import tomllib  # noqa: E402
 import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
 from .errors import AqmlabWarning, ScenarioError  # noqa: E402
@@ -73,11 +74,20 @@ def cmd_run(args) -> int:
     if args.output:
         files = result.save(args.output, plots=not args.no_plots, force=args.force, report=not args.no_report,
                             csv=args.csv)
-        print(f"wrote {len(files)} files to {args.output}/ (summary.json, scenario.toml, traces/, plots/"
-              f"{', pcap/' if result.pcaps else ''}{', csv/' if args.csv else ''})")
+        print(f"wrote {len(files)} files to {args.output}/ ({_top_entries(files, Path(args.output))})")
         if not args.no_report:
             print(f"report: {args.output}/report.html")
     return 130 if result.summary["interrupted"] else 0
+
+
+def _top_entries(files: list[Path], outdir: Path) -> str:
+    """What the files written make of the output directory, in writing order: its files and its
+    subdirectories (with a slash), so that --no-plots lists no plots/."""
+    entries: dict[str, None] = {}
+    for f in files:
+        first, *rest = Path(f).resolve().relative_to(outdir.resolve()).parts
+        entries[f"{first}/" if rest else first] = None
+    return ", ".join(entries)
 
 
 def cmd_validate(args) -> int:
@@ -119,8 +129,10 @@ def cmd_fluid(args) -> int:
         # that the delay history would not fit): the scenario is fine for the simulator only.
         raise ScenarioError("fluid model", str(e)) from None
     summary = fluid_summary(series, scn.sim_config["warmup_ns"] * 1e-9)
+    ranged = any("uniform" in g["access_delay_ns"] for g in scn.sim_config["flows"])
     print(f"fluid model of {scn.name}: N = {params['n_flows']}, C = {params['capacity_bps'] / 1e6:g} Mb/s, "
-          f"R0 = {params['rtt_s'] * 1e3:.1f} ms, {params['aqm']['type']}")
+          f"R0 = {params['rtt_s'] * 1e3:.1f} ms{' (the mean of the random RTT range)' if ranged else ''}, "
+          f"{params['aqm']['type']}")
     print(f"  queue delay mean {summary['qdelay_mean_s'] * 1e3:.2f} ms, queue {summary['queue_mean_packets']:.1f} packets, "
           f"p mean {summary['p_mean']:.5f}, utilization {summary['utilization'] * 100:.2f} %")
     if args.output:
@@ -267,7 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser("fluid", help="run a scenario through the fluid model (MGT) instead of packets",
                        description="Solve the Misra-Gong-Towsley fluid model for the same scenario file: bulk TCP "
-                                   "flows, the bottleneck's capacity schedule, its AQM as a sampled controller. "
+                                   "flows sharing one base RTT (a random range counts as its mean), at least one "
+                                   "present until the end, the bottleneck's capacity schedule, its AQM as a "
+                                   "sampled controller. "
                                    "Prints mean queue delay, p and utilization; with -o writes fluid.parquet and "
                                    "fluid.png.")
     scenario_args(f, seed_help="refused: the fluid model has no randomness")

@@ -31,6 +31,9 @@ see ``sim::ppv::tvf``) or a list of ``[rate, value]`` knots joined in log-log, e
 ``min_rate = "10kbps"``, ``max_rate = "10Gbps"``) or ``"random_rate"`` (``window = "40ms"``,
 ``target = "7500B"``). ``connections_per_flow`` (N_tcp.c) cuts the group into policy flows
 of that many connections, each with its own marker; absent, the whole group is one policy flow.
+Unmarked groups send code 0, the least value. A PVPIE or PPV queue in a scenario where no group
+has a marker is refused: with every packet at code 0 it would rank nothing and act as a plain
+FIFO.
 
 With ``traces.probe`` on, a PVPIE bottleneck reports ``prob``, ``ctv`` (the filter, as a PV
 code) and ``qdelay_s``; when any group is marked the simulator adds ``desired_ctv``, the

@@ -288,7 +288,7 @@ class Traces:
                                                  "probe, tcp)", default="10ms", sim="interval_ns")
     queue: bool = spec(Bool(), "bottleneck backlog, mean and last sojourn, link rate every interval", default=False, sim="queue")
     sojourn: bool = spec(Bool(), "per-packet bottleneck sojourn times", default=False, sim="sojourn")
-    sojourn_every: int = spec(Int(1, 2**31 - 1), "record every n-th departure's sojourn", default=1,
+    sojourn_every: int = spec(Int(1, 2**31 - 1), "record every n-th departure's sojourn (needs `sojourn`)", default=1,
                               sim="sojourn_every")
     flow_bytes: bool = spec(Bool(), "per-flow delivered bytes every interval", default=False, sim="flow_bytes")
     drops: bool = spec(Bool(), "every drop and ECN mark, with time, flow and reason", default=False, sim="drops")
@@ -298,12 +298,13 @@ class Traces:
     pcap: list[str] = spec(ListOf(Choice(PCAP_POINTS), "capture points"), "packet captures written as pcap files "
                            "(Ethernet/IPv4/TCP or UDP, for Wireshark and tshark): `bottleneck` (packets leaving the "
                            "bottleneck queue, after drops and ECN marks), `bottleneck_in` (packets offered to it) or "
-                           "`reverse` (the ACK direction leaving its queue)", default=[], sim="pcap")
+                           "`reverse` (the ACK direction leaving its queue); each point once", default=[], sim="pcap")
     pcap_snaplen: int = spec(Int(64, 262144, unit="B"), "bytes of each frame kept in the captures (headers take "
-                             "54-94)", default=128, sim="pcap_snaplen")
+                             "54-94; needs `pcap`)", default=128, sim="pcap_snaplen")
     pcap_window: tuple[int, int] | None = spec(OUTAGE, "capture only in this [from, to] interval, within the run "
-                                               "(unset: the whole run)", default=None, sim="pcap_window_ns")
-    pcap_every: int = spec(Int(1, 2**31 - 1), "keep every n-th packet of each capture point", default=1,
+                                               "(needs `pcap`; unset: the whole run)", default=None,
+                                               sim="pcap_window_ns")
+    pcap_every: int = spec(Int(1, 2**31 - 1), "keep every n-th packet of each capture point (needs `pcap`)", default=1,
                            sim="pcap_every")
 
 
@@ -329,7 +330,8 @@ class FlowGroup:
                                sim="receiver_delay_ns")
     start: Dist = spec(_ANY_DURATION, "start time of each flow, before the end of the run (of a range, its low "
                        "end)", default="0s", sim="start_ns")
-    stop: int | None = spec(Duration(), "time the group's flows stop sending (unset: the end of the run)",
+    stop: int | None = spec(Duration(), "time the group's flows stop sending, at most the end of the run "
+                          "(unset: the end of the run)",
                             default=None, sim="stop_ns")
     packet_size: int = spec(Size(lo=41, hi=65535), "a full data packet on the wire, headers included (more "
                             "than the 40-byte IP and TCP headers, at most bottleneck.mtu)", default="1000B",
@@ -540,6 +542,10 @@ def _flow(g: TcpGroup | UdpGroup, path: str, index: int, b: Bottleneck, duration
             _before_end(start, f"{path}.start[{i}]", duration, "that flow would never send")
     else:  # a range is refused only when all of it is past the end (some draws may fall before)
         _before_end(min(g.start.values()), f"{path}.start", duration, "the group would never send")
+    if g.stop is not None and g.stop > duration:
+        raise ScenarioError(f"{path}.stop", f"{units.fmt_duration(g.stop)} is after the end of the run "
+                                            f"({units.fmt_duration(duration)}): the stop would never apply; leave "
+                                            "stop unset for flows that send until the end")
     if g.stop is not None and g.stop <= max(g.start.values()):
         _warn(f"{path}.stop", f"{units.fmt_duration(g.stop)} is not after every flow's start: "
                               "flows that start at or after it never send")
@@ -633,11 +639,71 @@ def _check_link_schedule(link: Bottleneck | NetLink, path: str, duration: int) -
         _before_end(start, f"{path}.impairment.outages[{i}]", duration, "the outage would never happen")
 
 
+# Trace options that tune another trace, and the trace they need: (option, needed, why).
+_NO_CAPTURE = "traces.pcap: with no capture point nothing is captured"
+_TRACE_OPTIONS = [
+    ("pcap_snaplen", "pcap", _NO_CAPTURE),
+    ("pcap_window", "pcap", _NO_CAPTURE),
+    ("pcap_every", "pcap", _NO_CAPTURE),
+    ("sojourn_every", "sojourn", "traces.sojourn = true: without it no sojourn time is recorded"),
+]
+
+
+def _check_traces(t: Traces, duration: int) -> None:
+    """Refuses trace options that would change nothing: a tuning of a trace that is off, a
+    capture point given twice, a capture window past the end. A tuning left at its default
+    passes, as a saved scenario.toml writes every default."""
+    defaults = parse_table(Traces, {}, "traces")
+    for option, needed, why in _TRACE_OPTIONS:
+        if not getattr(t, needed) and getattr(t, option) != getattr(defaults, option):
+            raise ScenarioError(f"traces.{option}", f"applies only with {why}")
+    for i, point in enumerate(t.pcap):
+        if point in t.pcap[:i]:
+            raise ScenarioError(f"traces.pcap[{i}]", f"{point!r} is given twice: each point is captured once, "
+                                                     "into one file")
+    window = t.pcap_window
+    if window is not None and window[1] > duration:
+        raise ScenarioError("traces.pcap_window", f"ends at {units.fmt_duration(window[1])}, after the end of the run "
+                                                  f"({units.fmt_duration(duration)}): give a window within the run")
+
+
 def _before_end(t: int, path: str, duration: int, what: str) -> None:
     """Refuses a time at or after the end of the run: what it schedules would never happen."""
     if t >= duration:
         raise ScenarioError(path, f"{units.fmt_duration(t)} is at or after the end of the run "
                                   f"({units.fmt_duration(duration)}): {what}")
+
+
+# The disciplines that rank packets by their Packet Value code, and what each amounts to when no
+# flow is marked: every packet then carries code 0 (crates/aqm/src/ppv.rs), all equal.
+_WITHOUT_VALUES = {
+    "pvpie": "its filter never drops or marks (a drop-tail queue)",
+    "ppv": "it drops its oldest packet whenever it is full (a head-drop FIFO)",
+}
+
+
+def _value_queues(q: Json, path: str) -> list[tuple[str, str]]:
+    """The Packet Value disciplines in a queue table, nested ones included: (path, type)."""
+    if not isinstance(q, dict):
+        return []
+    own = [(f"{path}.type", q["type"])] if q.get("type") in _WITHOUT_VALUES else []
+    return own + [found for k, v in q.items() for found in _value_queues(v, f"{path}.{k}")]
+
+
+def _check_values_marked(s: ScenarioSpec) -> None:
+    """Refuses a Packet Value discipline when no flow group has a marker: it would run as a plain
+    FIFO, in a result that says PVPIE or PPV."""
+    if any(g.marker is not None for g in s.flows):
+        return
+    links: list[tuple[str, Any]] = [("bottleneck", s.bottleneck), ("access", s.access)]
+    links += [(f"network.links[{i}]", link) for i, link in enumerate(s.network.links if s.network else [])]
+    for name, link in links:
+        for key in ("queue", "reverse_queue"):
+            for path, kind in _value_queues(getattr(link, key, None), f"{name}.{key}"):
+                raise ScenarioError(path, f"{kind!r} acts on Packet Values, but no flow group has a marker: "
+                                          f"every packet carries code 0, so {_WITHOUT_VALUES[kind]}; give the "
+                                          "groups it should rank a flows[].marker (e.g. marker = {tvf = "
+                                          "\"gold\"}, see aqmlab.ppv), or choose another queue type")
 
 
 def _warn(path: str, message: str) -> None:
@@ -753,10 +819,7 @@ def _parse(data: Json) -> tuple[dict[str, Any], dict[str, Any]]:
     _check_schedule(s.bottleneck, s.duration)
     for i, link in enumerate(s.network.links if s.network is not None else []):
         _check_link_schedule(link, f"network.links[{i}]", s.duration)
-    window = s.traces.pcap_window
-    if window is not None and window[1] > s.duration:
-        raise ScenarioError("traces.pcap_window", f"ends at {units.fmt_duration(window[1])}, after the end of the run "
-                                                  f"({units.fmt_duration(s.duration)}): give a window within the run")
+    _check_traces(s.traces, s.duration)
     for key in ("overhead", "device_queue"):
         if s.access.rate is None and getattr(s.access, key):
             raise ScenarioError(f"access.{key}", "needs access.rate: access links without a rate are pure delays, "
@@ -767,6 +830,7 @@ def _parse(data: Json) -> tuple[dict[str, Any], dict[str, Any]]:
         groups.append(resolved)
         flows.append(flow)
     s = dataclasses.replace(s, flows=groups)
+    _check_values_marked(s)
     sim = {**sim_table(s), "flows": flows}
     _check_in_simulator(sim)
     return fmt_table(s), sim

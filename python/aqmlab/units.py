@@ -39,6 +39,13 @@ class Quantity:
     fmt_units: tuple[tuple[str, int], ...]  # largest first: the resolved form's units
     bare_is_canonical: bool = False        # a bare integer counts in the canonical unit (sizes)
     hi: int = 2**63 - 1                    # the largest value the simulator can represent
+    # The unit a bare number most likely meant, by its size: (below this, unit) pairs; none:
+    # the first of fmt_units. Only the error's suggestion uses it.
+    bare_readings: tuple[tuple[float, str], ...] = ()
+
+    def bare_unit(self, value: float) -> str:
+        """The unit to suggest for a number given without one."""
+        return next((unit for below, unit in self.bare_readings if abs(value) < below), self.fmt_units[0][0])
 
     def exact(self, value: object, path: str) -> Decimal:
         """The value in canonical units, exactly (possibly negative, fractional or huge)."""
@@ -52,7 +59,7 @@ class Quantity:
                 raise ScenarioError(path, f"{expected}: not a finite value")
             if self.bare_is_canonical:
                 raise ScenarioError(path, f"{expected}: a number without a unit counts {self.unit} and must be whole")
-            raise ScenarioError(path, f"{expected}: a number needs a unit, e.g. '{_g(value)}{self.fmt_units[0][0]}'")
+            raise ScenarioError(path, f"{expected}: a number needs a unit, e.g. '{_g(value)}{self.bare_unit(value)}'")
         if not isinstance(value, str):
             raise ScenarioError(path, expected)
         m = _QUANTITY.fullmatch(value)
@@ -116,6 +123,8 @@ RATE = Quantity(
     "10Mbps", (("Tbps", 10**12), ("Gbps", 10**9), ("Mbps", 10**6), ("kbps", 10**3), ("bps", 1)),
     # 1 Tb/s: a 1500-byte packet still takes 12 ns, so serialization never rounds to zero time.
     hi=10**12,
+    # A small bare number is a rate in Mb/s, as in the example; a large one counts bit/s.
+    bare_readings=((1000, "Mbps"), (math.inf, "bps")),
 )
 SIZE = Quantity(
     "size", "B",

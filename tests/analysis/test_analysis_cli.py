@@ -45,7 +45,9 @@ def test_margins_pi2_and_pi(tmp_path, capsys):
     # Once an OverflowError or ZeroDivisionError in the plant's arithmetic:
     (["design", "pi", "--rtt", "1e300"], "expected a number in [1e-09, 1e+12]"),
     (["margins", "pie", "--rtt", "1e-300"], "expected a number in [1e-09, 1e+12]"),
-    (["margins", "pie", "--p0", "1.5"], "expected a probability in (0, 1)"),
+    (["margins", "pie", "--p0", "1.5"], "expected a probability in [1e-09, 1), got '1.5'"),
+    # Once "a number in [1e-09, 1e+12]" for 0 but "a probability in (0, 1)" for 1: one range.
+    (["margins", "pie", "--p0", "0"], "expected a probability in [1e-09, 1), got '0'"),
     (["design", "codel"], "invalid choice"),
 ])
 def test_bad_arguments_are_reported(argv, message, capsys):
@@ -93,3 +95,13 @@ def test_options_that_would_change_nothing_are_refused_before_any_work(argv, mes
     assert run(argv) == 2
     out = capsys.readouterr()
     assert message in out.err and out.out == ""
+
+
+def test_omega_g_help_says_it_moves_the_pi_zero(capsys):
+    # The help said only "the design crossover"; design_pi puts the zero there too.
+    from aqmlab.analysis import design_pi
+
+    assert design_pi(60, 0.246, 3750, omega_g=0.7).zero == 0.7
+    with pytest.raises(SystemExit):
+        run(["design", "pi", "--help"])
+    assert "also moves the controller's zero (z = omega_g)" in " ".join(capsys.readouterr().out.split())

@@ -123,6 +123,58 @@ def test_what_the_fluid_model_describes_is_accepted():
         fluid_params(aqmlab.Scenario.from_dict(two))
 
 
+def with_group(**group) -> aqmlab.Scenario:
+    """pie-base (5 flows at a 100 ms RTT over a 25 ms bottleneck, 100 s) with a second TCP group."""
+    d = tomllib.loads((BUILTIN_DIR / "pie-base.toml").read_text())
+    d["flows"].append({"type": "tcp", "profile": "ns2-sack", **group})
+    return aqmlab.Scenario.from_dict(d)
+
+
+@pytest.mark.parametrize("scn, field, says", [
+    # Each was averaged into one R0 without a word (40 and 400 ms gave 220 ms).
+    (lambda: with_group(count=4, rtt="400ms"), "flows[1].rtt", "this group's base RTT is 400ms, flows[0].rtt's 100ms"),
+    (lambda: with_group(count=2, rtt=["100ms", "400ms"]), "flows[1].rtt", "this group's RTTs range from 100ms to 400ms"),
+    # 2 (20 + 25) ms = 90 ms: the field the group gives is the one named.
+    (lambda: with_group(access_delay="20ms"), "flows[1].access_delay", "this group's base RTT is 90ms"),
+])
+def test_different_round_trips_are_refused_by_the_fluid_model(scn, field, says):
+    with pytest.raises(ScenarioError) as e:
+        fluid_params(scn())
+    assert e.value.path == field and "one round trip for all flows" in e.value.reason and says in e.value.reason
+
+
+def test_one_round_trip_given_in_any_form_is_the_models():
+    # The same 100 ms as an access delay (2 (25 + 25) ms), as a per-flow list, and as a range
+    # centred on it: R0 is 100 ms each time, and N counts both groups.
+    for group in ({"access_delay": "25ms"}, {"count": 2, "rtt": ["100ms", "100ms"]},
+                  {"rtt": {"uniform": ["60ms", "140ms"]}}):
+        p = fluid_params(with_group(**group))
+        assert p["rtt_s"] == pytest.approx(0.100) and p["n_flows"] == 5 + group.get("count", 1), group
+
+
+def test_the_fluid_command_says_a_range_counts_as_its_mean(capsys):
+    from aqmlab.cli import main
+
+    assert main(["fluid", "pie-base", "--set", "duration=5s", "--set", "warmup=0s",
+                 "--set", 'flows[0].rtt={uniform=["60ms", "140ms"]}']) == 0
+    assert "R0 = 100.0 ms (the mean of the random RTT range)," in capsys.readouterr().out
+
+
+def test_the_flow_schedule_follows_stops_and_refuses_an_empty_network():
+    # One of six flows stops at 50 s: N steps from 6 to 5 there.
+    assert fluid_params(with_group(rtt="100ms", stop="50s"))["flows_schedule"] == [(50.0, 5)]
+    # A flow stopping before its start never sends (the simulator's warning): it never counts
+    # (it was once removed at its stop and added at its start, leaving 6 flows from 80 s).
+    with pytest.warns(aqmlab.AqmlabWarning):
+        p = fluid_params(with_group(rtt="100ms", start="80s", stop="50s"))
+    assert p["n_flows"] == 5 and "flows_schedule" not in p
+    # Every flow gone before the end: once "flows_schedule must be finite and > 0, got 0".
+    scn = aqmlab.Scenario.load("pie-base").with_values({"flows[0].stop": "40s"})
+    with pytest.raises(ScenarioError) as e:
+        fluid_params(scn)
+    assert e.value.path == "flows[0].stop" and e.value.reason.startswith("every flow has stopped at 40s, before the end")
+
+
 def test_fluid_command(tmp_path):
     out = subprocess.run([sys.executable, "-m", "aqmlab.cli", "fluid", "pie-base", "-o", str(tmp_path)],
                          capture_output=True, text=True, check=False)

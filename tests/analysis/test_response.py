@@ -78,4 +78,14 @@ def test_cli_table_and_a_simulated_flow(capsys):
 
 def test_cli_rejects_an_unknown_profile(capsys):
     assert run(["response", "--simulate", "marks", "--profile", "nope"]) == 2
-    assert "unknown TCP profile 'nope'" in capsys.readouterr().err
+    # The option is named as typed (it once read 'profile', the simulator's field).
+    assert "--profile: unknown TCP profile 'nope' (accepted: ns2-sack," in capsys.readouterr().err
+
+
+def test_cli_says_pftk_needs_the_rto(capsys):
+    # Once a column of NaN with no word on why.
+    assert run(["response", "--p", "0.03"]) == 0
+    assert "pftk needs --rto" in capsys.readouterr().out.splitlines()[0]
+    assert run(["response", "--p", "0.03", "--rto", "0.3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "pftk needs" not in out[0] and "NaN" not in out[-1]

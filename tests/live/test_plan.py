@@ -17,7 +17,8 @@ def base(**flow) -> dict:
 
 @pytest.mark.parametrize("edit, field", [
     (lambda d: d.update(access={"rate": "100Mbps"}), "access.rate"),
-    (lambda d: d["bottleneck"].update(queue={"type": "pvpie"}), "bottleneck.queue.type"),
+    (lambda d: (d["bottleneck"].update(queue={"type": "pvpie"}), d["flows"][0].update(marker={"tvf": "gold"})),
+     "bottleneck.queue.type"),
     (lambda d: d["flows"][0].update(prr=False), "flows[0].prr"),
     (lambda d: d["flows"][0].update(initial_cwnd=4), "flows[0].initial_cwnd"),
     (lambda d: d["flows"][0].update(size="30KB"), "flows[0].size"),

@@ -28,23 +28,25 @@ MARGINS_DEFAULTS = {"p0": [1e-4, 1e-3, 1e-2, 0.05, 0.1, 0.2], "autotune": "hpsr"
                     "capacity": 3750.0, "fs": 160.0, "coupling": 2.0}
 
 
-def _positive(text: str) -> float:
-    lo, hi = POSITIVE_RANGE
-    expected = f"expected a number in [{lo:g}, {hi:g}]"
+def _number_in(text: str, what: str, lo: float, hi: float, hi_open: bool = False) -> float:
+    """A number in [lo, hi] (or [lo, hi)), refused with the whole range whatever is wrong."""
+    expected = f"expected {what} in [{lo:g}, {hi:g}{')' if hi_open else ']'}"
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{expected}, got {text!r}") from None
-    if not (math.isfinite(value) and lo <= value <= hi):
+    if not (math.isfinite(value) and lo <= value and (value < hi if hi_open else value <= hi)):
         raise argparse.ArgumentTypeError(f"{expected}, got {text!r}")
     return value
 
 
+def _positive(text: str) -> float:
+    return _number_in(text, "a number", *POSITIVE_RANGE)
+
+
 def _probability(text: str) -> float:
-    value = _positive(text)
-    if value >= 1:
-        raise argparse.ArgumentTypeError(f"expected a probability in (0, 1), got {text!r}")
-    return value
+    # The positive quantities' floor, below 1: one range, the same for every wrong value.
+    return _number_in(text, "a probability", POSITIVE_RANGE[0], 1.0, hi_open=True)
 
 
 def _network_args(p: argparse.ArgumentParser, flows: float, rtt: float, capacity: float) -> None:
@@ -97,7 +99,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     d.add_argument("--fs", type=_positive, default=None,
                    help=f"pi: sampling frequency, Hz (default {DESIGN_DEFAULTS['fs']:g})")
     d.add_argument("--omega-g", type=_positive, default=None,
-                   help="pi, p: override the design crossover, rad/s")
+                   help="pi, p: override the design crossover, rad/s; for pi it also moves the "
+                        "controller's zero (z = omega_g)")
     d.add_argument("--red-k", type=_positive, default=None, help="red: filter pole K, rad/s")
     d.add_argument("--w-q", type=_probability, default=None,
                    help=f"red: EWMA weight per packet, giving K when --red-k is absent "

@@ -7,8 +7,12 @@ sessions) is an error naming the group. The mapping:
 * capacity and its schedule: the bottleneck's; packet size: the flows' (one size for all);
 * N(t): a step at each flow's start and stop. Random starts count at the middle of their
   window, and flows starting within the first second are present from t = 0 (the fluid
-  model does not resolve a start-up ramp);
-* round trip: the mean base RTT of the flows (the model is homogeneous);
+  model does not resolve a start-up ramp); a flow that stops at or before its start never
+  sends and does not count. N must stay above 0 until the end of the run: stops that leave
+  no flow are an error naming the stop;
+* round trip: the one base RTT of all flows (the model's flows are alike). A random range
+  counts as its mean, the RTT of the flows drawn from it on average; different RTTs (between
+  groups, or in a per-flow list) are an error naming the group's `rtt` (or `access_delay`);
 * buffer: the queue limit in packets (a byte limit divided by the packet size);
 * the AQM: PIE (its profile's auto-tune table), PI, PI², P, RED and DropTail map onto the
   sampled controllers of :mod:`aqmlab.analysis.fluid`; CoDel and the fair queues have no
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from .. import units
 from ..errors import ScenarioError
 from ..scenario import Scenario
 
@@ -118,6 +123,68 @@ def _one_for_all(values: list[int], name: str) -> int:
     return distinct.pop()
 
 
+def _round_trip(scn: Scenario) -> float:
+    """The base RTT (s) that every flow shares: a group's random range counts as its mean;
+    groups, or a per-flow list, with different RTTs are refused by name."""
+    sc = scn.sim_config
+    first: tuple[float, str] | None = None
+    for i, g in enumerate(sc["flows"]):
+        field = f"flows[{i}].{'rtt' if 'rtt' in scn.given['flows'][i] else 'access_delay'}"
+        fixed = sc["bottleneck"]["delay_ns"] + g["receiver_delay_ns"]
+        each = g["access_delay_ns"].get("each")
+        if each is not None and len(set(each)) > 1:
+            raise ScenarioError(field, f"the fluid model has one round trip for all flows (its flows are alike); "
+                                       f"this group's RTTs range from {_fmt_rtt(min(each), fixed)} to "
+                                       f"{_fmt_rtt(max(each), fixed)}")
+        rtt = 2 * (_mean_of(g["access_delay_ns"]) + fixed)
+        if first is None:
+            first = (rtt, field)
+        elif rtt != first[0]:
+            raise ScenarioError(field, f"the fluid model has one round trip for all flows (its flows are alike); "
+                                       f"this group's base RTT is {units.fmt_duration(round(rtt))}, "
+                                       f"{first[1]}'s {units.fmt_duration(round(first[0]))}: run the groups as "
+                                       "separate scenarios, or give them one RTT")
+    assert first is not None   # a scenario has at least one flow group
+    return first[0] * 1e-9
+
+
+def _fmt_rtt(access_ns: int, fixed_ns: int) -> str:
+    """A flow's base RTT from its access delay and the delays on the rest of its path."""
+    return units.fmt_duration(2 * (access_ns + fixed_ns))
+
+
+def _flow_steps(sc: dict) -> tuple[int, list[tuple[float, int]]]:
+    """N at t = 0 and the steps of N after it, (time s, N); refuses stops that leave no flow
+    before the end of the run (the model divides by N), naming the stop."""
+    end = sc["duration_ns"]
+    events: list[tuple[int, int, int]] = []   # (time ns, +1 or -1, group)
+    for i, g in enumerate(sc["flows"]):
+        stop = g["stop_ns"]
+        for start in _starts(g["start_ns"], g["count"]):
+            if stop is not None and stop <= start:
+                continue   # never sends (validation warns)
+            events.append((0 if start < 1e9 else round(start), +1, i))
+            if stop is not None and stop < end:
+                events.append((stop, -1, i))
+    events.sort()
+    n0 = sum(d for t, d, _ in events if t == 0)
+    if n0 == 0:
+        raise ScenarioError("flows", "the fluid model needs flows present from the start (a start within the "
+                                     "first second)")
+    steps, n = [], n0
+    for t, d, i in events:
+        if t == 0:
+            continue
+        n += d
+        if n == 0:
+            raise ScenarioError(f"flows[{i}].stop", f"every flow has stopped at {units.fmt_duration(t)}, before the "
+                                                    f"end of the run ({units.fmt_duration(end)}); the fluid model "
+                                                    "needs at least one flow until the end: stop later, or shorten "
+                                                    "duration")
+        steps.append((t * 1e-9, n))
+    return n0, steps
+
+
 def fluid_params(scn: Scenario) -> dict:
     """The :func:`aqmlab.analysis.fluid.fluid_run` parameters for a packet scenario."""
     sc = scn.sim_config
@@ -127,35 +194,20 @@ def fluid_params(scn: Scenario) -> dict:
         raise ScenarioError(field, f"the fluid model does not model {what}")
     b = sc["bottleneck"]
     packet = _one_for_all([g["packet_size"] for g in sc["flows"]], "packet size")
-    events: list[tuple[float, int]] = []
-    rtts: list[float] = []
     for i, g in enumerate(sc["flows"]):
         t = g["transport"]
         if t["type"] != "tcp" or g["app"]["type"] != "bulk":
             what = "a UDP source" if t["type"] != "tcp" else f"a '{g['app']['type']}' application"
             raise ScenarioError(f"flows[{i}]", f"the fluid model covers long-lived TCP flows; this group is {what}")
-        rtt = 2 * (_mean_of(g["access_delay_ns"]) + b["delay_ns"] + g["receiver_delay_ns"]) * 1e-9
-        rtts += [rtt] * g["count"]
-        for start in _starts(g["start_ns"], g["count"]):
-            events.append((0.0 if start < 1e9 else start * 1e-9, +1))
-            if g["stop_ns"] is not None:
-                events.append((g["stop_ns"] * 1e-9, -1))
-    events.sort()
-    n0 = sum(d for t, d in events if t == 0.0)
-    if n0 == 0:
-        raise ScenarioError("flows", "the fluid model needs flows present from the start (a start within the first second)")
-    schedule, n = [], n0
-    for t, d in events:
-        if t > 0.0:
-            n += d
-            schedule.append((t, max(n, 0)))
+    rtt = _round_trip(scn)
+    n0, schedule = _flow_steps(sc)
     q = b["queue"]
     (unit, limit), = q["limit"].items()
     params = {
         "capacity_bps": b["rate_bps"],
         "packet_bytes": packet,
         "n_flows": n0,
-        "rtt_s": sum(rtts) / len(rtts),
+        "rtt_s": rtt,
         "buffer_packets": limit if unit == "packets" else limit / packet,
         "t_end_s": sc["duration_ns"] * 1e-9,
         "aqm": _aqm(q, packet),

@@ -32,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction, positive, probability, repo
                    help="loss (or mark) rates (default 0.001 0.003 0.01 0.03)")
     r.add_argument("--rtt", type=positive, default=0.1, help="round trip, s (default 0.1)")
     r.add_argument("--rto", type=positive, default=None,
-                   help="retransmission timeout for PFTK, s (not with --simulate, which measures it)")
+                   help="retransmission timeout for PFTK, s (without it the pftk column is NaN; not with "
+                        "--simulate, which measures it)")
     r.add_argument("--b", type=positive, default=None,
                    help="segments per ACK that grow the window: 2 for delayed ACKs without byte "
                         f"counting (default {_FORMULA_DEFAULTS['b']:g}; not with --simulate, where the "
@@ -62,7 +63,8 @@ def _response(args: argparse.Namespace) -> int:
         refuse_given(args, ["--profile", "--duration"], "applies only with --simulate (it sets up the simulated flow)")
         fill_defaults(args, _FORMULA_DEFAULTS)
         table = response_table(args.p, args.rtt, args.rto, args.b)
-        print(f"packets/s at RTT {args.rtt:g} s, b = {args.b:g} segments per ACK")
+        no_rto = "; pftk needs --rto (its timeout term), NaN without it" if args.rto is None else ""
+        print(f"packets/s at RTT {args.rtt:g} s, b = {args.b:g} segments per ACK{no_rto}")
         return _print(table)
     refuse_given(args, ["--rto", "--b"], "applies only without --simulate (the simulated flow's profile sets b, "
                                          "and its RTO is measured)")
@@ -98,7 +100,11 @@ def _print(table: pd.DataFrame) -> int:
 
 def _profile(name: str) -> dict:
     from .. import _core
+    from ..errors import ScenarioError
 
+    # Checked here, before any run, to name the option rather than the simulator's field.
+    if name not in _core.TCP_PROFILES:
+        raise ScenarioError("--profile", f"unknown TCP profile {name!r} (accepted: {', '.join(_core.TCP_PROFILES)})")
     return json.loads(_core.resolve_tcp(name, "{}"))
 
 

@@ -3,7 +3,7 @@
 Three views, each with every run's label:
 
 - the CDF of bottleneck queue delay over the measured window (from each run's always-on
-  histogram, ``traces/delay_histogram.parquet``);
+  histogram, ``traces/delay_histogram.parquet``; a run without one is named in a note instead);
 - throughput against delay ("the ellipse" of flent's box/ellipsis plots): for each sampling
   interval after the warm-up, the total delivered rate and the queue delay; a run is drawn as
   its median point, the interquartile range on both axes, and the one-standard-deviation

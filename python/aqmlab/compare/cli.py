@@ -10,7 +10,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .runs import compare, load_runs, table
 
     dirs = [Path(d) for d in args.runs]
-    print(table(load_runs(dirs, args.label)))
+    runs = load_runs(dirs, args.label)
+    print(table(runs))
+    for r in runs:
+        if r.no_delay_cdf is not None:
+            print(f"{r.label}: {r.no_delay_cdf}: its delay CDF is not drawn")
     paths = compare(dirs, Path(args.output), args.label)
     print(f"wrote {', '.join(p.name for p in paths)} to {args.output}/")
     return 0

@@ -39,10 +39,21 @@ class SavedRun:
             raise ScenarioError("RUN_DIR", f"{path} is not a run as 'aqmlab run -o' writes it: "
                                            f"{type(e).__name__}: {e}") from None
 
-    def delay_cdf(self) -> tuple[np.ndarray, np.ndarray]:
+    @property
+    def no_delay_cdf(self) -> str | None:
+        """Why the run has no delay CDF to draw (None: it has one)."""
         h = self.frames.get("delay_histogram")
-        if h is None or h["count"].sum() == 0:
-            return np.array([0.0]), np.array([1.0])
+        if h is None:
+            return "no delay_histogram trace in this run"
+        if h["count"].sum() == 0:
+            return "no departure in its measured window"
+        return None
+
+    def delay_cdf(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The measured sojourns' CDF, (delay s, fraction), or None (:attr:`no_delay_cdf` says why)."""
+        if self.no_delay_cdf is not None:
+            return None
+        h = self.frames["delay_histogram"]
         x = (h["lower_ns"] + h["width_ns"]).to_numpy() * 1e-9
         c = h["count"].to_numpy(dtype=float)
         return x, np.cumsum(c) / c.sum()
@@ -89,15 +100,25 @@ def _ellipse(ax: Any, x: np.ndarray, y: np.ndarray, color: Any) -> None:
 
 
 def plot_delay_cdf(runs: list[SavedRun], ax: Any) -> None:
-    for r in runs:
-        x, f = r.delay_cdf()
-        ax.plot(np.concatenate([[0.0], x * 1e3]), np.concatenate([[0.0], f]), label=r.label)
+    """Each run's CDF in its colour; a run without one is named in a note on the axes, as the
+    flow panels say 'no flow_bytes trace in this run', rather than left out of the figure."""
+    notes = []
+    for r, c in zip(runs, _colors(len(runs))):
+        cdf = r.delay_cdf()
+        if cdf is None:
+            notes.append(f"{r.label}: {r.no_delay_cdf}")
+            continue
+        x, f = cdf
+        ax.plot(np.concatenate([[0.0], x * 1e3]), np.concatenate([[0.0], f]), color=c, label=r.label)
+    if notes:
+        ax.text(0.98, 0.04, "\n".join(notes), ha="right", va="bottom", fontsize="small", transform=ax.transAxes)
     ax.set_xlabel("queueing delay (ms)")
     ax.set_ylabel("CDF")
     ax.set_ylim(0, 1.01)
     ax.set_xlim(left=0)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
+    if len(notes) < len(runs):
+        ax.legend(fontsize="small")
 
 
 def plot_throughput_delay(runs: list[SavedRun], ax: Any) -> None:
