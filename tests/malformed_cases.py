@@ -232,7 +232,7 @@ for label, sweep_over, where in [
                           "replications": 100}, "axes"),
     ("a base that is not a scenario", {"base": "nosuch"}, "base"),
     ("a bad [set] value", {"set": {"bottleneck.rate": "fast"}}, "set.bottleneck.rate"),
-    ("a field both set and swept", {"set": {"duration": "2s"}, "axes": {"duration": ["3s", "5s"]}}, "duration"),
+    ("a field both set and swept", {"set": {"duration": "5s"}, "axes": {"duration": ["4s", "6s"]}}, "duration"),
     ("the seed given at the top and in [set]", {"seed": 9, "set": {"seed": 5}}, "seed"),
     # Refused by every run's worker, after the others had run (aqmlab.api.check_size: hours).
     ("runs of hours", {"set": {"duration": "1000s", "bottleneck.rate": "100Gbps",
