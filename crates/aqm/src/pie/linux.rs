@@ -169,6 +169,43 @@ mod tests {
     }
 
     #[test]
+    fn thresholds_are_strict_as_in_sch_pie() {
+        // Boundaries that no vector above sits on, each from pie_calculate_probability and
+        // pie_drop_early (found by mutation testing: `<` and `<=` gave the same results).
+        let (g, err) = (g(), 2 * g().target);
+        // Auto-tuning scales the gains only below 10 % (`prob < MAX_PROB / 10`): at 10 % the
+        // delay error counts whole, just below it half.
+        let ten = MAX_PROB / 10;
+        assert_eq!(update(ten, err, err, 1, &g, true) - ten, g.alpha * g.target);
+        assert_eq!(update(ten - 1, err, err, 1, &g, true) - (ten - 1), (g.alpha >> 1) * g.target);
+        // The 2 % cap replaces only a larger step (`delta > MAX_PROB / 50`): at 50 %, an error of
+        // 1/8 of the target adds alpha·target/8, under 2 %, unchanged.
+        let half = MAX_PROB / 2;
+        let small = g.target + g.target / 8;
+        assert!(g.alpha * (g.target / 8) < MAX_PROB / 50);
+        assert_eq!(update(half, small, small, 1, &g, true) - half, g.alpha * (g.target / 8));
+        // Derandomization holds the drop test back while the accumulator is below 85 %
+        // (`accu_prob < MAX_PROB / 100 * 85`); at exactly 85 % the random test runs, and at
+        // p = 85 % drops about 85 in 100 (none if the bound were inclusive).
+        let at = MAX_PROB / 100 * 85;
+        let mut rng = Rng::from_seed(3);
+        let drops = (0..100).filter(|_| decide(at, &mut 0, 1000, 1500, false, true, &mut rng)).count();
+        assert!((70..=97).contains(&drops), "{drops} drops in 100 at p = 85 %");
+    }
+
+    #[test]
+    fn fractions_take_the_kernels_constant_form() {
+        // MAX_PROB / d · n with the least d (the kernel's `MAX_PROB / 10` form), not a rounded
+        // product: 30 % is MAX_PROB / 10 · 3, 12.5 % MAX_PROB / 8.
+        assert_eq!(q56(0.3), MAX_PROB / 10 * 3);
+        assert_eq!(q56(0.125), MAX_PROB / 8);
+        assert_ne!(q56(0.3), (0.3 * MAX_PROB as f64) as u64);
+        // A fraction of no small denominator: the nearest Q56 value, within a double's precision.
+        let x = 0.012_345_678_9;
+        assert!((to_frac(q56(x)) - x).abs() < x * 1e-15, "{}", to_frac(q56(x)));
+    }
+
+    #[test]
     fn wrap_saturates_and_underflow_floors() {
         let near_top = u64::MAX - 10;
         assert_eq!(update(near_top, ms(300), ms(300), 1, &g(), true), MAX_PROB);

@@ -239,11 +239,48 @@ mod tests {
         assert!(f.ecn_allows());
         let mut q = Prob::Q56 { p: MAX_PROB / 10, accu: 0, gains: FixedGains::new(0.125, 1.25, 15 * NS_PER_MS), cap: true, ecn_th: MAX_PROB / 10 };
         assert!(q.ecn_allows() && q.below_fifth());
+        // The bypass needs p strictly below 20 % (RFC 8033 §4.1 `drop_prob_ < 0.2`; sch_pie
+        // `prob < MAX_PROB / 5`).
+        if let Prob::Q56 { p, .. } = &mut q {
+            *p = MAX_PROB / 5;
+        }
+        assert!(!q.below_fifth());
+        if let Prob::Q56 { p, .. } = &mut q {
+            *p = MAX_PROB / 5 - 1;
+        }
+        assert!(q.below_fifth());
+        for (v, below) in [(0.1, true), (0.2 - 1e-12, true), (0.2, false), (0.5, false)] {
+            if let Prob::Float { p, .. } = &mut f {
+                *p = v;
+            }
+            assert_eq!(f.below_fifth(), below, "p = {v}");
+        }
         // Half the target, in ticks: 15 ms = 234 375 ticks, half (integer) 117 187. 7.5 ms and
         // 7 499 968 ns are both 117 187 ticks: not below; 7 499 967 ns is 117 186: below.
         assert!(!q.below_half_target(7_500_000) && !q.below_half_target(7_499_968) && q.below_half_target(7_499_967));
         assert!(!f.below_half_target(7_500_000) && f.below_half_target(7_499_999));
         q.reset();
         assert!(q.is_zero());
+    }
+
+    #[test]
+    fn an_ecn_percentage_sets_the_marking_bound_in_each_arithmetic() {
+        // sch_fq_pie marks while `prob <= MAX_PROB / 100 * ecn_prob`: at 20 %, exactly 20 % in
+        // Q56 still marks and one unit more does not. The float law keeps its strict `p < th`.
+        let mut q = Prob::Q56 { p: MAX_PROB / 100 * 20, accu: 0, gains: FixedGains::new(0.125, 1.25, 15 * NS_PER_MS), cap: true, ecn_th: 0 };
+        q.set_ecn_percent(20);
+        assert!(q.ecn_allows());
+        if let Prob::Q56 { p, .. } = &mut q {
+            *p += 1;
+        }
+        assert!(!q.ecn_allows());
+        let mut f = float(Compare::Below);
+        f.set_ecn_percent(20);
+        for (v, allows) in [(0.15, true), (0.2 - 1e-12, true), (0.2, false), (0.25, false)] {
+            if let Prob::Float { p, .. } = &mut f {
+                *p = v;
+            }
+            assert_eq!(f.ecn_allows(), allows, "p = {v}");
+        }
     }
 }
