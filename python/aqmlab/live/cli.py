@@ -40,7 +40,8 @@ def _raw(args) -> dict:
     values = _parse_set(args.set or [])
     if args.seed is not None:
         values["seed"] = args.seed
-    # Scenario.with_values, as `aqmlab run --set`: it warns of a new profile that sets nothing.
+    # Scenario.with_values, as `aqmlab run --set`: a new profile on a saved table brings its defaults,
+    # and a warning names the options of the file it keeps.
     return Scenario.from_dict(raw).with_values(values).given if values else raw
 
 
