@@ -158,6 +158,45 @@ def test_spin_out_of_range_is_refused_before_anything_is_built(spin, capsys):
     assert f"argument --spin: expected microseconds in [0, 1e+06], got '{spin}'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("priority", ["0", "100", "-5", "high"])
+def test_rt_priority_out_of_range_says_the_range(priority, capsys):
+    # Once argparse's `invalid choice: 0 (choose from 1, 2, ..., 99)`, all 99 of them.
+    from aqmlab.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["live", "pie-base", "--rt-priority", priority])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --rt-priority: expected an integer in [1, 99], got '{priority}'" in err
+    assert "choose from" not in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    # Once the bench's table header, then `error: duration: 0s is outside ...` (the scenario's
+    # field, not the option). The ranges are bottleneck.rate's and duration's (scenario-reference).
+    (["--bench", "--bench-duration", "0s"], "--bench-duration: 0s is outside the accepted range (0s, 1000000s]"),
+    (["--bench", "--bench-duration", "soon"], "--bench-duration: expected a duration like"),
+    (["--bench", "--rates", "10Mbps,0bps"], "--rates: 0bps is outside the accepted range [1bps, 1Tbps]"),
+    (["--bench", "--rates", "10Mbps,,1Gbps"], "--rates: expected a rate like"),
+    # A scenario's bad value, likewise before the privileges are needed.
+    (["pie-base", "--set", "duration=0s"], "duration: 0s is outside the accepted range"),
+])
+def test_bad_values_are_refused_before_privileges_and_output(argv, message, capsys, monkeypatch):
+    import aqmlab.live.bench as bench
+    import aqmlab.live.system as system
+    from aqmlab.cli import main
+
+    def never(*_):
+        raise AssertionError("reached past the checks of the options")
+
+    monkeypatch.setattr(system, "require_privileges", never)
+    monkeypatch.setattr(bench, "run_bench", never)
+    assert main(["live", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"aqmlab: error: {message}"), err
+
+
 @pytest.mark.parametrize("argv, message", [
     # Each was taken and changed nothing; refused before the privileges are checked.
     (["pie-base", "--no-plots"], "--no-plots: applies only with -o OUTDIR"),
