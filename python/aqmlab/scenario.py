@@ -706,6 +706,52 @@ def _check_values_marked(s: ScenarioSpec) -> None:
                                           "\"gold\"}, see aqmlab.ppv), or choose another queue type")
 
 
+def _bottleneck_crossings(network: Network, route: list[str]) -> list[bool]:
+    """Each crossing of the bottleneck by data sent along ``route``: True left to right (its
+    forward direction), False backwards. Asked of the simulator's own routing (route_delay), not
+    a copy of it: with every other link 1 ns long, a pair of consecutive routers whose path
+    takes longer than all the other links together crosses the bottleneck, and then forwards
+    when its first router is nearer, in hops, the bottleneck's left end than its right one (a
+    fewest-hop path reaches the end it leaves from first)."""
+    from . import _core
+
+    hops = json.dumps(sim_table(dataclasses.replace(
+        network, links=[dataclasses.replace(link, delay=1) for link in network.links])))
+    long = len(network.links) + 1
+    left, right = network.bottleneck
+
+    def distance(a: str, b: str, bottleneck: int = 1) -> int:
+        return 0 if a == b else _core.route_delay(hops, bottleneck, [a, b])
+
+    return [distance(a, left) < distance(a, right)
+            for a, b in zip(route, route[1:]) if distance(a, b, long) >= long]
+
+
+def _warn_if_bottleneck_not_crossed_forward(s: ScenarioSpec) -> None:
+    """Warns when no flow group sends its data over the bottleneck's forward direction: the
+    summary's headline figures (utilization, queue delay, drops) are that direction's, and would
+    describe a link the data never crossed while another one is the real bottleneck. Data sent
+    backwards beside forward traffic is bidirectional traffic (aqmlab.topology), as meant."""
+    if s.network is None:
+        return
+    backwards, forwards = [], False
+    for i, g in enumerate(s.flows):
+        crossings = _bottleneck_crossings(s.network, g.route or s.network.bottleneck)
+        forwards = forwards or any(crossings)
+        if not all(crossings):
+            backwards.append(f"flows[{i}] ({g.name!r})")
+    if forwards:
+        return
+    left, right = s.network.bottleneck
+    verb = "crosses" if len(backwards) == 1 else "cross"
+    crossed = (f"; {', '.join(backwards)} {verb} it backwards ({right} -> {left}), the queue "
+               "'reverse_bottleneck'") if backwards else ""
+    _warn("network.bottleneck", f"no flow group's data crosses the bottleneck forward ({left} -> {right}): the "
+                                f"headline figures (utilization, queue delay, drops) are that direction's{crossed}; "
+                                "summary['links'] has every queue's figures, or make the link the data crosses "
+                                "the bottleneck")
+
+
 def _warn(path: str, message: str) -> None:
     warnings.warn(f"{path}: {message}", AqmlabWarning, stacklevel=4)
 
@@ -831,6 +877,7 @@ def _parse(data: Json) -> tuple[dict[str, Any], dict[str, Any]]:
         flows.append(flow)
     s = dataclasses.replace(s, flows=groups)
     _check_values_marked(s)
+    _warn_if_bottleneck_not_crossed_forward(s)
     sim = {**sim_table(s), "flows": flows}
     _check_in_simulator(sim)
     return fmt_table(s), sim
