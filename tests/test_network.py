@@ -122,3 +122,41 @@ def test_the_estimate_says_what_a_run_costs(small_result):
     assert e["trace_samples"] == 401 and e["flows"] == 4
     assert {c["field"] for c in e["costs"]} >= {"flows[0].count", "bottleneck.rate_bps", "traces.interval_ns"}
     _core.validate(small_result.scenario.sim_json())
+
+
+def _chain(*routes: list[str]) -> dict:
+    """A -> B the bottleneck, then B - C and C - D; one TCP group per route."""
+    link = {"rate": "10Mbps", "delay": "5ms", "queue": {"type": "drop_tail", "limit": "100p"}}
+    return {"name": "chain", "duration": "2s",
+            "bottleneck": {"rate": "10Mbps", "delay": "5ms", "queue": {"type": "pie"}},
+            "network": {"nodes": ["A", "B", "C", "D"], "bottleneck": ["A", "B"],
+                        "links": [{"ends": ["B", "C"], **link}, {"ends": ["C", "D"], **link}]},
+            "flows": [{"type": "tcp", "name": f"g{i}", "rtt": "100ms", "route": r} for i, r in enumerate(routes)]}
+
+
+@pytest.mark.parametrize("routes, backwards", [
+    # C -> A runs C -> B -> A: over the bottleneck backwards, and nothing forwards.
+    ([["C", "A"]], "flows[0] ('g0') crosses it backwards (B -> A)"),
+    ([["D", "B", "A"], ["C", "A"]], "flows[0] ('g0'), flows[1] ('g1') cross it backwards (B -> A)"),
+    # C -> D never reaches the bottleneck.
+    ([["C", "D"]], None),
+])
+def test_no_data_over_the_bottleneck_forward_is_warned(routes, backwards):
+    # Once silent: the headline showed the idle forward direction (~2 % utilization, 0 ms) while
+    # the data queued elsewhere (94 %, 656 ms).
+    crossed = f"; {backwards}, the queue 'reverse_bottleneck'" if backwards else ""
+    with pytest.warns(aqmlab.AqmlabWarning) as caught:
+        Scenario.from_dict(_chain(*routes))
+    assert [str(w.message) for w in caught] == [
+        "network.bottleneck: no flow group's data crosses the bottleneck forward (A -> B): the headline figures "
+        f"(utilization, queue delay, drops) are that direction's{crossed}; summary['links'] has every queue's "
+        "figures, or make the link the data crosses the bottleneck"]
+
+
+@pytest.mark.parametrize("routes", [
+    [["A", "C"]],                  # A -> B -> C: forwards
+    [["B", "A", "D"]],             # backwards, then forwards again
+    [["A", "D"], ["C", "A"]],      # bidirectional traffic, as aqmlab.topology builds it: meant
+])
+def test_data_over_the_bottleneck_forward_is_not_warned(routes):
+    Scenario.from_dict(_chain(*routes))   # pytest turns warnings into errors (pyproject.toml)

@@ -28,8 +28,8 @@ from .errors import AqmlabWarning, ScenarioError  # noqa: E402
 # What --set does, for every command that edits a scenario with Scenario.with_values.
 SET_HELP = ("override a field by dotted path, e.g. --set bottleneck.rate=20Mbps --set 'flows[0].count=50' "
             "(repeatable), as the file saying it would: a table the file leaves out starts from its default; a new "
-            "profile brings its defaults under the options written or set (a saved, resolved scenario.toml writes "
-            "them all: a warning says when it brings none); a flow's rtt stays the round trip, so a new "
+            "profile brings its defaults under the options written or set (in a saved scenario.toml, which writes them "
+            "all, those at the old profile's defaults give way; a warning names the options it keeps); a flow's rtt stays the round trip, so a new "
             "bottleneck.delay changes its access delay; rtt and access_delay each replace the other")
 
 

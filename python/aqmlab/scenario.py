@@ -51,7 +51,7 @@ from .ppv import MARKER, Marker, check_marker
 from .qdisc import QDISC
 from .schema import (
     Bool, Choice, Custom, Dist, DistOf, Duration, Float, Int, Json, ListOf, Rate, Size, Str, Table, Tagged,
-    fields_of, fmt_table, parse_table, sim_table, spec,
+    fields_of, fmt_table, parse_table, sim_table, spec, toml_inline,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -706,6 +706,52 @@ def _check_values_marked(s: ScenarioSpec) -> None:
                                           "\"gold\"}, see aqmlab.ppv), or choose another queue type")
 
 
+def _bottleneck_crossings(network: Network, route: list[str]) -> list[bool]:
+    """Each crossing of the bottleneck by data sent along ``route``: True left to right (its
+    forward direction), False backwards. Asked of the simulator's own routing (route_delay), not
+    a copy of it: with every other link 1 ns long, a pair of consecutive routers whose path
+    takes longer than all the other links together crosses the bottleneck, and then forwards
+    when its first router is nearer, in hops, the bottleneck's left end than its right one (a
+    fewest-hop path reaches the end it leaves from first)."""
+    from . import _core
+
+    hops = json.dumps(sim_table(dataclasses.replace(
+        network, links=[dataclasses.replace(link, delay=1) for link in network.links])))
+    long = len(network.links) + 1
+    left, right = network.bottleneck
+
+    def distance(a: str, b: str, bottleneck: int = 1) -> int:
+        return 0 if a == b else _core.route_delay(hops, bottleneck, [a, b])
+
+    return [distance(a, left) < distance(a, right)
+            for a, b in zip(route, route[1:]) if distance(a, b, long) >= long]
+
+
+def _warn_if_bottleneck_not_crossed_forward(s: ScenarioSpec) -> None:
+    """Warns when no flow group sends its data over the bottleneck's forward direction: the
+    summary's headline figures (utilization, queue delay, drops) are that direction's, and would
+    describe a link the data never crossed while another one is the real bottleneck. Data sent
+    backwards beside forward traffic is bidirectional traffic (aqmlab.topology), as meant."""
+    if s.network is None:
+        return
+    backwards, forwards = [], False
+    for i, g in enumerate(s.flows):
+        crossings = _bottleneck_crossings(s.network, g.route or s.network.bottleneck)
+        forwards = forwards or any(crossings)
+        if not all(crossings):
+            backwards.append(f"flows[{i}] ({g.name!r})")
+    if forwards:
+        return
+    left, right = s.network.bottleneck
+    verb = "crosses" if len(backwards) == 1 else "cross"
+    crossed = (f"; {', '.join(backwards)} {verb} it backwards ({right} -> {left}), the queue "
+               "'reverse_bottleneck'") if backwards else ""
+    _warn("network.bottleneck", f"no flow group's data crosses the bottleneck forward ({left} -> {right}): the "
+                                f"headline figures (utilization, queue delay, drops) are that direction's{crossed}; "
+                                "summary['links'] has every queue's figures, or make the link the data crosses "
+                                "the bottleneck")
+
+
 def _warn(path: str, message: str) -> None:
     warnings.warn(f"{path}: {message}", AqmlabWarning, stacklevel=4)
 
@@ -831,6 +877,7 @@ def _parse(data: Json) -> tuple[dict[str, Any], dict[str, Any]]:
         flows.append(flow)
     s = dataclasses.replace(s, flows=groups)
     _check_values_marked(s)
+    _warn_if_bottleneck_not_crossed_forward(s)
     sim = {**sim_table(s), "flows": flows}
     _check_in_simulator(sim)
     return fmt_table(s), sim
@@ -915,8 +962,14 @@ def with_values(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     the file saying them would be. A table the scenario leaves out starts as its default, not
     empty (``bottleneck.reverse_queue.limit`` keeps the drop-tail type), and a value for one of
     two ways of giving one quantity (a flow's ``rtt`` or ``access_delay``) replaces the other,
-    unless ``values`` gives both."""
+    unless ``values`` gives both. A new profile for a table that gives every option (a saved
+    scenario.toml's do) first drops the options at the old profile's defaults (see
+    :func:`_forget_profile_defaults`)."""
     out = copy.deepcopy(data)
+    for dotted, value in values.items():
+        table, _, key = dotted.rpartition(".")
+        if key == "profile":
+            out = _forget_profile_defaults(out, table, value, values)
     for dotted, value in values.items():
         holder, cls = _enter_written(out, _path_parts(dotted))
         set_dotted(out, dotted, value)
@@ -927,6 +980,61 @@ def with_values(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
                 if other != key and f"{parent}.{other}" not in values:
                     holder.pop(other, None)
     return out
+
+
+def _resolved_quietly(data: dict[str, Any]) -> dict[str, Any]:
+    """The resolved form of a scenario as written, its warnings held back (the edit that probes
+    it is not what the user runs)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Scenario.from_dict(data).resolved
+
+
+# The keys of a table that name what it is rather than set an option of it.
+_TABLE_KEYS = ("type", "profile")
+
+
+def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
+                             values: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the options of ``table`` that only repeat its old profile's defaults left
+    out, when ``profile`` replaces that profile and the table gives every option its resolution
+    holds. A saved scenario.toml writes every option out, so it cannot say which ones the user
+    chose: an option whose absence resolves the scenario the same was the old profile's default
+    (or one the user gave at that value), and the new profile's default takes its place; the
+    others stay. A table that leaves options out says what it chose, and is kept whole."""
+    try:
+        resolved = _resolved_quietly(data)
+        written, full = _get_dotted(data, table), _get_dotted(resolved, table)
+    except (ScenarioError, LookupError, TypeError):
+        return data   # a wrong scenario or path: resolving the edit says so, naming it
+    if (not isinstance(written, dict) or not isinstance(full, dict) or written.get("profile") in (None, profile)
+            or not full.keys() <= written.keys()):
+        return data
+    # One option at a time, each against the table left so far: two options may each be
+    # implied by the other, but not both dropped.
+    for key in [k for k in written if k not in _TABLE_KEYS and f"{table}.{k}" not in values]:
+        trial = copy.deepcopy(data)
+        del _get_dotted(trial, table)[key]
+        try:
+            if _resolved_quietly(trial) == resolved:
+                data = trial
+        except ScenarioError:
+            pass   # a required option (a flow's access_delay): it stays
+    return data
+
+
+def _default_without(given: dict[str, Any], table: str, key: str) -> Any:
+    """What ``key`` of ``table`` resolves to when the scenario as written leaves it out (the
+    profile's default, given the table's other options); ``_UNKNOWN`` when it cannot go."""
+    trial = copy.deepcopy(given)
+    try:
+        _get_dotted(trial, table).pop(key, None)
+        return _get_dotted(_resolved_quietly(trial), table).get(key)
+    except (ScenarioError, LookupError, TypeError, AttributeError):
+        return _UNKNOWN
+
+
+_UNKNOWN = object()
 
 
 @dataclass(frozen=True)
@@ -977,13 +1085,15 @@ class Scenario:
         """A copy with fields replaced by dotted path: {'bottleneck.queue.target': '15ms'}. The
         values edit the scenario as written, which is then resolved again: the same as a file
         saying them (see :func:`with_values`). A new TCP or queue profile fills in its own
-        defaults, under the options given explicitly (a warning says so when it fills in none);
+        defaults, under the options given explicitly (in a saved table, which gives them all, the
+        ones at the old profile's defaults give way); a warning names each option of the scenario
+        that a new profile keeps against a default of its own;
         a new bottleneck delay keeps each flow's `rtt`, the round trip, and changes its access
         delay."""
         changed = Scenario.from_dict(with_values(self.given, values))
         for dotted in values:
             if dotted.rpartition(".")[2] == "profile":
-                _warn_if_profile_sets_nothing(self.given, values, dotted, changed.resolved)
+                _warn_of_kept_options(self, changed, values, dotted)
         return changed
 
     def to_toml(self) -> str:
@@ -995,25 +1105,31 @@ class Scenario:
         return json.dumps(self.sim_config)
 
 
-def _warn_if_profile_sets_nothing(given: dict[str, Any], values: dict[str, Any], dotted: str,
-                                  resolved: dict[str, Any]) -> None:
-    """Warns when the profile that ``values`` set at ``dotted`` changes no option of its table:
-    the scenario gives explicitly every option in which the new profile's defaults differ from
-    the old one's, as a saved scenario.toml gives every option."""
+def _warn_of_kept_options(before: Scenario, after: Scenario, values: dict[str, Any], dotted: str) -> None:
+    """Warns when the new profile at ``dotted`` has a default that an option the scenario gives
+    (not ``values``) overrides, naming each such option: the user sees that the new profile did
+    not bring it. An option that only repeated the old profile's default in a saved table is gone
+    by then (:func:`_forget_profile_defaults`), and one whose default the profiles share, or
+    whose value is the new default, changes nothing."""
     table = dotted.rpartition(".")[0]
     try:
-        with warnings.catch_warnings():   # the scenario's own warnings come once, from `resolved`
-            warnings.simplefilter("ignore")
-            before = _get_dotted(Scenario.from_dict(with_values(
-                given, {k: v for k, v in values.items() if k != dotted})).resolved, table)
-    except ScenarioError:
-        return   # the other values are valid only with the new profile: it changes something
-    after = _get_dotted(resolved, table)
-    old, new = before.get("profile"), after.get("profile")
-    if old != new and {**before, "profile": new} == after:
-        _warn(dotted, f"{new!r} sets none of its defaults: the scenario gives explicitly every option in "
-                      f"which they differ from those of {old!r} (a saved, resolved scenario.toml gives every "
-                      f"option); leave those out to take the defaults of {new!r}")
+        old, new = _get_dotted(before.resolved, table), _get_dotted(after.resolved, table)
+        written = _get_dotted(after.given, table)
+    except (LookupError, TypeError):
+        return
+    if not isinstance(written, dict) or old.get("profile") == new.get("profile"):
+        return
+    kept = []
+    for key in written:
+        if key in _TABLE_KEYS or f"{table}.{key}" in values:
+            continue
+        was, now = _default_without(before.given, table, key), _default_without(after.given, table, key)
+        if _UNKNOWN not in (was, now) and was != now and now != new.get(key):
+            shown = "unset" if now is None else toml_inline(now)
+            kept.append(f"{key} = {toml_inline(new.get(key))} (its default: {shown})")
+    if kept:
+        _warn(dotted, f"{new['profile']!r} keeps the values the scenario gives: {', '.join(kept)}; leave those "
+                      f"options out of the file, or set them, to take the defaults of {new['profile']!r}")
 
 
 def read_toml(path: Path, where: str = "") -> dict[str, Any]:

@@ -158,6 +158,45 @@ def test_spin_out_of_range_is_refused_before_anything_is_built(spin, capsys):
     assert f"argument --spin: expected microseconds in [0, 1e+06], got '{spin}'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("priority", ["0", "100", "-5", "high"])
+def test_rt_priority_out_of_range_says_the_range(priority, capsys):
+    # Once argparse's `invalid choice: 0 (choose from 1, 2, ..., 99)`, all 99 of them.
+    from aqmlab.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["live", "pie-base", "--rt-priority", priority])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --rt-priority: expected an integer in [1, 99], got '{priority}'" in err
+    assert "choose from" not in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    # Once the bench's table header, then `error: duration: 0s is outside ...` (the scenario's
+    # field, not the option). The ranges are bottleneck.rate's and duration's (scenario-reference).
+    (["--bench", "--bench-duration", "0s"], "--bench-duration: 0s is outside the accepted range (0s, 1000000s]"),
+    (["--bench", "--bench-duration", "soon"], "--bench-duration: expected a duration like"),
+    (["--bench", "--rates", "10Mbps,0bps"], "--rates: 0bps is outside the accepted range [1bps, 1Tbps]"),
+    (["--bench", "--rates", "10Mbps,,1Gbps"], "--rates: expected a rate like"),
+    # A scenario's bad value, likewise before the privileges are needed.
+    (["pie-base", "--set", "duration=0s"], "duration: 0s is outside the accepted range"),
+])
+def test_bad_values_are_refused_before_privileges_and_output(argv, message, capsys, monkeypatch):
+    import aqmlab.live.bench as bench
+    import aqmlab.live.system as system
+    from aqmlab.cli import main
+
+    def never(*_):
+        raise AssertionError("reached past the checks of the options")
+
+    monkeypatch.setattr(system, "require_privileges", never)
+    monkeypatch.setattr(bench, "run_bench", never)
+    assert main(["live", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"aqmlab: error: {message}"), err
+
+
 @pytest.mark.parametrize("argv, message", [
     # Each was taken and changed nothing; refused before the privileges are checked.
     (["pie-base", "--no-plots"], "--no-plots: applies only with -o OUTDIR"),
@@ -222,9 +261,9 @@ def test_errors_take_the_one_form_with_lives_exit_codes(capsys, monkeypatch):
         assert capsys.readouterr().err == message + "\n"
 
 
-def test_set_profile_warns_as_run_does_when_it_sets_nothing(tmp_path, capsys, monkeypatch):
+def test_set_profile_warns_as_run_does_of_the_options_it_keeps(tmp_path, capsys, monkeypatch):
     # Once silent: `--set` edited the file's table without Scenario.with_values, so a new profile
-    # on a saved, resolved scenario.toml (every option written) changed nothing, unannounced.
+    # kept an option the file gives (an initial window of 4, against Linux's 10) unannounced.
     import warnings
 
     import aqmlab.live as live
@@ -236,11 +275,11 @@ def test_set_profile_warns_as_run_does_when_it_sets_nothing(tmp_path, capsys, mo
     monkeypatch.setattr(system, "require_privileges", lambda: None)
     monkeypatch.setattr(live, "run", _fake_run(ran))
     saved = tmp_path / "scenario.toml"
-    saved.write_text(Scenario.load("pie-base").to_toml())
+    saved.write_text(Scenario.load("pie-base").with_values({"flows[0].initial_cwnd": 4}).to_toml())
     with warnings.catch_warnings():
         warnings.simplefilter("always", AqmlabWarning)  # main() shows it as `aqmlab: warning: ...`
         for scenario, warned in ((saved, True), ("pie-base", False)):
             assert main(["live", str(scenario), "--set", 'flows[0].profile="linux"', "-q"]) == 0
             err = capsys.readouterr().err
-            assert ("aqmlab: warning: flows[0].profile: 'linux' sets none of its defaults" in err) == warned, err
+            assert ("aqmlab: warning: flows[0].profile: 'linux' keeps the values the scenario gives: initial_cwnd = 4" in err) == warned, err
     assert [raw["flows"][0]["profile"] for raw in ran] == ["linux", "linux"]

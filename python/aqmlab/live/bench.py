@@ -26,15 +26,26 @@ def bench_scenario(rate_bps: int, duration_ns: int) -> dict:
     }
 
 
-def run_bench(rates: str, duration: str, opts: Options) -> list[dict]:
+def bench_options(rates: str, duration: str) -> tuple[list[int], int]:
+    """--rates and --bench-duration read and range-checked as the bench scenarios' bottleneck
+    rate and duration are, but named by their option: checked before the privileges and before
+    the table's header, which a bad value once followed with `error: duration: ...`."""
+    from ..scenario import Bottleneck, ScenarioSpec
+    from ..schema import fields_of
+
+    rate, length = dict(fields_of(Bottleneck))["rate"].kind, dict(fields_of(ScenarioSpec))["duration"].kind
+    return [rate.parse(text.strip(), "--rates") for text in rates.split(",")], length.parse(duration, "--bench-duration")
+
+
+def run_bench(rates: list[int], dur: int, opts: Options) -> list[dict]:
+    """Runs and prints the bench at each rate (bit/s) for ``dur`` nanoseconds (see
+    :func:`bench_options`)."""
     from . import run
 
-    dur = units.duration_ns(duration, "--bench-duration")
     rows = []
     print(f"{'rate':>10} {'util %':>8} {'lateness p50':>13} {'p99':>9} {'p99.9':>9} {'max':>9} {'CPU s/s':>8} "
           f"{'frames':>9} {'kernel drops':>13} {'load avg':>9}")
-    for text in rates.split(","):
-        rate = units.rate_bps(text.strip(), "--rates")
+    for rate in rates:
         load = os.getloadavg()[0]
         r = run(bench_scenario(rate, dur), opts, progress=False)
         st = r.summary["live"]["router"]

@@ -32,6 +32,18 @@ def _spin_us(text: str) -> float:
     return value
 
 
+def _rt_priority(text: str) -> int:
+    """--rt-priority: an integer in [1, 99], said so (argparse's choices would list all 99)."""
+    expected = f"expected an integer in [1, 99], got {text!r}"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(expected) from None
+    if not 1 <= value <= 99:
+        raise argparse.ArgumentTypeError(expected)
+    return value
+
+
 def _raw(args) -> dict:
     from ..cli import _parse_set
     from . import Scenario, load_raw
@@ -40,7 +52,8 @@ def _raw(args) -> dict:
     values = _parse_set(args.set or [])
     if args.seed is not None:
         values["seed"] = args.seed
-    # Scenario.with_values, as `aqmlab run --set`: it warns of a new profile that sets nothing.
+    # Scenario.with_values, as `aqmlab run --set`: a new profile on a saved table brings its defaults,
+    # and a warning names the options of the file it keeps.
     return Scenario.from_dict(raw).with_values(values).given if values else raw
 
 
@@ -82,6 +95,16 @@ def _live(args) -> int:
     if args.no_realtime:
         refuse_given(args, ["--rt-priority"], "applies only without --no-realtime (the router runs at normal priority)")
     fill_defaults(args, _MODE_DEFAULTS)
+    # The values, too, before the privileges and before anything is printed: a bad one is found
+    # without root, and never after the bench's table header.
+    if args.bench:
+        from .bench import bench_options
+
+        bench = bench_options(args.rates, args.bench_duration)
+    elif not args.cleanup:
+        if not args.scenario:
+            raise ScenarioError("scenario", "give a scenario file or built-in name, or --bench or --cleanup")
+        raw = _raw(args)
     require_privileges()
     opts = Options(rt_priority=None if args.no_realtime else args.rt_priority, spin_us=args.spin)
     if args.cleanup:
@@ -91,11 +114,8 @@ def _live(args) -> int:
     if args.bench:
         from .bench import run_bench
 
-        run_bench(args.rates, args.bench_duration, opts)
+        run_bench(*bench, opts)
         return 0
-    if not args.scenario:
-        raise ScenarioError("scenario", "give a scenario file or built-in name, or --bench or --cleanup")
-    raw = _raw(args)
     progress = None if not args.quiet else False
     if args.compare:
         from .compare import run_compare
@@ -136,8 +156,8 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--compare", action="store_true",
                    help="also simulate the scenario (TCP profile 'linux' with the live run's congestion control) "
                         "and print both side by side; with -o writes live/, sim/ and compare.png")
-    p.add_argument("--rt-priority", type=int, default=None, choices=range(1, 100), metavar="1-99",
-                   help=f"SCHED_FIFO priority of the router (default {DEFAULT_RT_PRIORITY})")
+    p.add_argument("--rt-priority", type=_rt_priority, default=None, metavar="1-99",
+                   help=f"SCHED_FIFO priority of the router, 1 to 99 (default {DEFAULT_RT_PRIORITY})")
     p.add_argument("--no-realtime", action="store_true", help="run the router at normal priority")
     p.add_argument("--spin", type=_spin_us, default=None, metavar="US",
                    help=f"busy-poll when the router's next event is closer than US microseconds, 0 to "
