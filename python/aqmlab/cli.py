@@ -26,12 +26,13 @@ from .errors import AqmlabWarning, ScenarioError  # noqa: E402
 from .outdir import OutputKind, check_output  # noqa: E402
 
 
-# What --set does, for every command that edits a scenario with Scenario.with_values.
+# What --set does, for every command that edits a scenario file with Scenario.load (or Scenario.edited).
 SET_HELP = ("override a field by dotted path, e.g. --set bottleneck.rate=20Mbps --set 'flows[0].count=50' "
             "(repeatable), as the file saying it would: a table the file leaves out starts from its default; a new "
             "profile brings its defaults under the options written or set (in a saved scenario.toml, which writes them "
             "all, those at the old profile's defaults give way; a warning names the options it keeps); a flow's rtt stays the round trip, so a new "
-            "bottleneck.delay changes its access delay; rtt and access_delay each replace the other")
+            "bottleneck.delay changes its access delay; rtt and access_delay each replace the other; the file is checked "
+            "as edited (errors and warnings are the edited scenario's)")
 
 
 def _parse_set(items: list[str]) -> dict:
@@ -51,11 +52,12 @@ def _parse_set(items: list[str]) -> dict:
 def _load(args):
     from .scenario import Scenario
 
-    scn = Scenario.load(args.scenario)
     overrides = _parse_set(args.set or [])
     if args.seed is not None:
         overrides["seed"] = args.seed
-    return scn.with_values(overrides) if overrides else scn
+    # The file is resolved once, as edited: its warnings (and errors) are those of what runs, not
+    # of the file before --set changed it.
+    return Scenario.load(args.scenario, overrides)
 
 
 def cmd_run(args) -> int:

@@ -53,9 +53,11 @@ def _raw(args) -> dict:
     values = _parse_set(args.set or [])
     if args.seed is not None:
         values["seed"] = args.seed
-    # Scenario.with_values, as `aqmlab run --set`: a new profile on a saved table brings its defaults,
-    # and a warning names the options of the file it keeps.
-    return Scenario.from_dict(raw).with_values(values).given if values else raw
+    # Scenario.edited, as `aqmlab run --set`: a new profile on a saved table brings its defaults,
+    # a warning names the options of the file it keeps, and the warnings (and errors) are the
+    # edited scenario's, not the file's before --set changed it. Resolved here with or without
+    # --set, so that the scenario is checked (and warned about) before the privileges are.
+    return Scenario.edited(raw, values).given
 
 
 def guarded(body) -> int:
