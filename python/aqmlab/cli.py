@@ -23,14 +23,16 @@ from pathlib import Path  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
 from .errors import AqmlabWarning, ScenarioError  # noqa: E402
+from .outdir import OutputKind, check_output  # noqa: E402
 
 
-# What --set does, for every command that edits a scenario with Scenario.with_values.
+# What --set does, for every command that edits a scenario file with Scenario.load (or Scenario.edited).
 SET_HELP = ("override a field by dotted path, e.g. --set bottleneck.rate=20Mbps --set 'flows[0].count=50' "
             "(repeatable), as the file saying it would: a table the file leaves out starts from its default; a new "
             "profile brings its defaults under the options written or set (in a saved scenario.toml, which writes them "
             "all, those at the old profile's defaults give way; a warning names the options it keeps); a flow's rtt stays the round trip, so a new "
-            "bottleneck.delay changes its access delay; rtt and access_delay each replace the other")
+            "bottleneck.delay changes its access delay; rtt and access_delay each replace the other; the file is checked "
+            "as edited (errors and warnings are the edited scenario's)")
 
 
 def _parse_set(items: list[str]) -> dict:
@@ -50,11 +52,12 @@ def _parse_set(items: list[str]) -> dict:
 def _load(args):
     from .scenario import Scenario
 
-    scn = Scenario.load(args.scenario)
     overrides = _parse_set(args.set or [])
     if args.seed is not None:
         overrides["seed"] = args.seed
-    return scn.with_values(overrides) if overrides else scn
+    # The file is resolved once, as edited: its warnings (and errors) are those of what runs, not
+    # of the file before --set changed it.
+    return Scenario.load(args.scenario, overrides)
 
 
 def cmd_run(args) -> int:
@@ -108,18 +111,28 @@ def cmd_scenarios(args) -> int:
     return 0
 
 
+# What `fluid -o` writes: the time series and its plot.
+FLUID_FILES = ("fluid.parquet", "fluid.png")
+FLUID_OUTPUT = OutputKind("an aqmlab fluid model", FLUID_FILES)
+
+
 def cmd_fluid(args) -> int:
-    from ._options import refuse_given
+    from ._options import NEEDS_OUTPUT, refuse_given
     from .analysis.fluid import fluid_run
     from .analysis.from_scenario import fluid_params, fluid_summary
 
     no_seed = "applies only to packet-level runs (the fluid model has no randomness: every seed gives the same " \
               "solution)"
     refuse_given(args, ["--seed"], no_seed)
+    if not args.output:
+        refuse_given(args, ["--force"], NEEDS_OUTPUT)
     if "seed" in _parse_set(args.set or []):
         raise ScenarioError("--set seed", no_seed)
     scn = _load(args)
     params = fluid_params(scn)
+    if args.output:
+        # After the scenario's checks, before the model is solved: a refused directory costs nothing.
+        out = check_output(args.output, FLUID_OUTPUT, force=args.force)
     try:
         series = fluid_run(params)
     except ScenarioError:
@@ -136,18 +149,16 @@ def cmd_fluid(args) -> int:
     print(f"  queue delay mean {summary['qdelay_mean_s'] * 1e3:.2f} ms, queue {summary['queue_mean_packets']:.1f} packets, "
           f"p mean {summary['p_mean']:.5f}, utilization {summary['utilization'] * 100:.2f} %")
     if args.output:
-        from pathlib import Path
-
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)
         from .tables import Table
 
-        Table(dict(series)).write_parquet(out / "fluid.parquet")
+        table, figure = FLUID_FILES
+        Table(dict(series)).write_parquet(out / table)
         fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
         a1.plot(series["t"], series["queue_delay"] * 1e3)
         a1.set_ylabel("queueing delay (ms)")
@@ -156,9 +167,9 @@ def cmd_fluid(args) -> int:
         a2.set_xlabel("time (s)")
         fig.suptitle(f"{scn.name} (fluid model)")
         fig.tight_layout()
-        fig.savefig(out / "fluid.png", dpi=100)
+        fig.savefig(out / figure, dpi=100)
         plt.close(fig)
-        print(f"wrote {out}/fluid.parquet and {out}/fluid.png")
+        print(f"wrote {out}/{table} and {out}/{figure}")
     return 0
 
 
@@ -286,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "fluid.png.")
     scenario_args(f, seed_help="refused: the fluid model has no randomness")
     f.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the time series and plot")
+    f.add_argument("--force", action="store_true",
+                   help="with -o: write into a non-empty OUTDIR that does not hold an earlier fluid model's output "
+                        "(its own files are replaced)")
     f.set_defaults(func=cmd_fluid)
 
     _register_subpackages(sub)

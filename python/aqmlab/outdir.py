@@ -5,12 +5,15 @@ unless --force, and then the command writes beside those files.
 
 Each command describes what it writes as an :class:`OutputKind`. Several write a file of the
 same name (report.html, results.json); where the name alone cannot tell whose it is, the kind
-recognises its own by the content.
+recognises its own by the content. A command whose file names follow its arguments (``aqmlab
+margins``: one Bode plot per RTT) names them by patterns; one that writes whole folders of another
+kind's output (``live --compare``: a run in ``live/`` and one in ``sim/``) names that kind.
 """
 
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatchcase
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,18 +26,25 @@ from .errors import ScenarioError
 class OutputKind:
     what: str                                   # in the refusal: "does not hold {what}"
     files: tuple[str, ...]                      # its files at the top of the directory
-    folders: Mapping[str, str] = field(default_factory=dict)  # its folders -> the suffix of their files
+    # Its folders -> the suffix of their files, or the kind of output each folder holds whole.
+    folders: Mapping[str, str | OutputKind] = field(default_factory=dict)
     # A file whose name other commands write too -> whether it is this command's.
     recognise: Mapping[str, Callable[[Path], bool]] = field(default_factory=dict)
+    patterns: tuple[str, ...] = ()              # its files whose names vary, as shell patterns ("bode_*.png")
 
     def owns(self, entry: Path) -> bool:
         """Whether ``entry`` (a file or folder at the top of a directory) is this kind's output."""
         if entry.name in self.files:
             check = self.recognise.get(entry.name)
             return entry.is_file() and (check is None or check(entry))
-        suffix = self.folders.get(entry.name)
-        return suffix is not None and entry.is_dir() and all(p.is_file() and p.suffix == suffix
-                                                             for p in entry.iterdir())
+        if any(fnmatchcase(entry.name, p) for p in self.patterns):
+            return entry.is_file()
+        inside = self.folders.get(entry.name)
+        if inside is None or not entry.is_dir():
+            return False
+        if isinstance(inside, OutputKind):
+            return all(inside.owns(p) for p in entry.iterdir())
+        return all(p.is_file() and p.suffix == inside for p in entry.iterdir())
 
 
 def json_holding(test: Callable[[Any], bool]) -> Callable[[Path], bool]:
@@ -60,3 +70,14 @@ def check_output(outdir: str | Path, kind: OutputKind, *, force: bool = False, o
             raise ScenarioError(option, f"{out} is not empty and does not hold {kind.what} ({shown}): give a new or "
                                         "empty directory, or --force to write beside those files")
     return out
+
+
+def remove_patterned(outdir: str | Path, kind: OutputKind) -> None:
+    """Removes the files of ``kind``'s earlier output in ``outdir`` whose names follow its
+    patterns: their names follow the arguments, so the new output would not overwrite them, and
+    an earlier run's figures for other values would stay beside the new ones as if current."""
+    out = Path(outdir)
+    if out.is_dir():
+        for entry in out.iterdir():
+            if any(fnmatchcase(entry.name, p) for p in kind.patterns) and entry.is_file():
+                entry.unlink()

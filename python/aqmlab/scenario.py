@@ -1052,12 +1052,38 @@ class Scenario:
         return cls(resolved=resolved, sim_config=sim, given=copy.deepcopy(data))
 
     @classmethod
+    def edited(cls, data: dict[str, Any], values: dict[str, Any]) -> Scenario:
+        """``data`` (a scenario as written) with ``values`` set by dotted path, as the file saying
+        them would be (see :meth:`with_values`), resolved once, as edited: its errors and warnings
+        are the edited scenario's, so an error in ``data`` that ``values`` fixes is not raised, and
+        a warning whose cause they remove is not given."""
+        before = None
+        if any(dotted.rpartition(".")[2] == "profile" for dotted in values):
+            # The warning of the options a new profile keeps compares with the profile as written,
+            # resolved quietly (its own warnings are the unedited scenario's); a file that does not
+            # resolve until edited has no profile to compare with, and gets no such warning.
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    before = cls.from_dict(data)
+            except ScenarioError:
+                pass
+        return _edited(data, values, before)
+
+    @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
         return cls.from_dict(read_toml(Path(path)))
 
     @classmethod
-    def load(cls, name_or_path: str | Path) -> Scenario:
-        """A scenario file, or the name of one shipped with aqmlab (see :func:`builtin_scenarios`)."""
+    def load(cls, name_or_path: str | Path, values: dict[str, Any] | None = None) -> Scenario:
+        """A scenario file, or the name of one shipped with aqmlab (see :func:`builtin_scenarios`);
+        with ``values``, edited by them before it is resolved (see :meth:`edited`)."""
+        data = read_toml(cls._locate(name_or_path))
+        return cls.edited(data, values) if values else cls.from_dict(data)
+
+    @staticmethod
+    def _locate(name_or_path: str | Path) -> Path:
+        """The file :meth:`load` reads for a path or a built-in scenario's name."""
         p = Path(name_or_path)
         builtin = BUILTIN_DIR / f"{name_or_path}.toml"
         if p.is_dir():
@@ -1068,12 +1094,12 @@ class Scenario:
             # `aqmlab run pie-base -o pie-base` then `aqmlab run pie-base`: a directory is never a
             # scenario file, so the built-in is meant; say so.
             warnings.warn(f"'{name_or_path}' is a directory here; running the built-in scenario "
-                          f"'{name_or_path}'{saved}", AqmlabWarning, stacklevel=2)
-            return cls.from_toml(builtin)
+                          f"'{name_or_path}'{saved}", AqmlabWarning, stacklevel=3)
+            return builtin
         if p.exists():
-            return cls.from_toml(p)
+            return p
         if builtin.is_file():
-            return cls.from_toml(builtin)
+            return builtin
         raise ScenarioError("", f"no scenario file '{name_or_path}' and no built-in scenario of that name "
                                 f"(built-in: {', '.join(builtin_scenarios())})")
 
@@ -1090,11 +1116,7 @@ class Scenario:
         that a new profile keeps against a default of its own;
         a new bottleneck delay keeps each flow's `rtt`, the round trip, and changes its access
         delay."""
-        changed = Scenario.from_dict(with_values(self.given, values))
-        for dotted in values:
-            if dotted.rpartition(".")[2] == "profile":
-                _warn_of_kept_options(self, changed, values, dotted)
-        return changed
+        return _edited(self.given, values, self)
 
     def to_toml(self) -> str:
         import tomli_w
@@ -1103,6 +1125,17 @@ class Scenario:
 
     def sim_json(self) -> str:
         return json.dumps(self.sim_config)
+
+
+def _edited(given: dict[str, Any], values: dict[str, Any], before: Scenario | None) -> Scenario:
+    """``given`` edited by ``values`` and resolved; a new profile's kept options are warned about
+    against ``before``, the unedited scenario (None: it does not resolve, nothing to compare)."""
+    changed = Scenario.from_dict(with_values(given, values))
+    if before is not None:
+        for dotted in values:
+            if dotted.rpartition(".")[2] == "profile":
+                _warn_of_kept_options(before, changed, values, dotted)
+    return changed
 
 
 def _warn_of_kept_options(before: Scenario, after: Scenario, values: dict[str, Any], dotted: str) -> None:

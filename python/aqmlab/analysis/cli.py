@@ -134,7 +134,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"pi, with --a and --b: their sampling frequency, Hz (default {MARGINS_DEFAULTS['fs']:g})")
     m.add_argument("--coupling", type=_positive, default=None,
                    help=f"dualpi2: coupling factor k (default {MARGINS_DEFAULTS['coupling']:g})")
-    m.add_argument("-o", "--output", type=Path, default=None, help="directory for PNG figures")
+    m.add_argument("-o", "--output", type=Path, default=None, metavar="OUTDIR", help="directory for PNG figures")
+    m.add_argument("--force", action="store_true",
+                   help="with -o: write into a non-empty OUTDIR that does not hold earlier margins figures (those "
+                        "are replaced)")
     m.set_defaults(func=_deferred("margins"))
 
     response_cli.register(subparsers, _positive, _probability, _reporting_errors)

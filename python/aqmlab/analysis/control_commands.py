@@ -7,8 +7,9 @@ import argparse
 
 import numpy as np
 
-from .._options import fill_defaults, refuse_given
+from .._options import NEEDS_OUTPUT, fill_defaults, refuse_given
 from ..errors import ScenarioError
+from ..outdir import OutputKind, check_output, remove_patterned
 from .cli import DESIGN_DEFAULTS, MARGINS_DEFAULTS
 from .design import (
     design_p,
@@ -41,6 +42,12 @@ _MARGINS_READERS = {
     **dict.fromkeys(("--flows", "--capacity", "--k-pi", "--z", "--a", "--b", "--fs"), ("pi",)),
     "--coupling": ("dualpi2",),
 }
+
+
+# What `margins -o` writes: Bode plots per R0, the margin and crossover curves against sqrt(p0)
+# and, for PIE, the margin maps; named by controller, R0 and gain convention.
+MARGINS_OUTPUT = OutputKind("aqmlab margins figures", (), patterns=(
+    "bode_*.png", "pm_vs_sqrt_p_*.png", "wgc_vs_sqrt_p_*.png", "pie_pm_map_*.png", "pie_pm_vs_rtt_*.png"))
 
 
 def _refuse_other_controllers(args: argparse.Namespace, readers: dict[str, tuple[str, ...]]) -> None:
@@ -93,8 +100,13 @@ def margins(args: argparse.Namespace) -> int:
             refuse_given(args, ["--fs"], "applies only with --a and --b (the rate they are sampled at)")
             if args.k_pi is None:
                 refuse_given(args, ["--z"], "applies only with --k-pi (the design sets both otherwise)")
+    if args.output is None:
+        refuse_given(args, ["--force"], NEEDS_OUTPUT)
     fill_defaults(args, MARGINS_DEFAULTS)
     if args.output is not None:
+        check_output(args.output, MARGINS_OUTPUT, force=args.force)
+        # The figures are named by the RTTs and gains asked for: an earlier run's others would stay.
+        remove_patterned(args.output, MARGINS_OUTPUT)
         args.output.mkdir(parents=True, exist_ok=True)
     if args.controller == "pi":
         return _margins_pi(args)

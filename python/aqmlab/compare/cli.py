@@ -7,10 +7,13 @@ from pathlib import Path
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .runs import compare, load_runs, table
+    from ..outdir import check_output
+    from .runs import OUTPUT, compare, load_runs, table
 
     dirs = [Path(d) for d in args.runs]
     runs = load_runs(dirs, args.label)
+    # Before the table: a refused directory prints nothing but the error.
+    check_output(args.output, OUTPUT, force=args.force)
     print(table(runs))
     for r in runs:
         if r.no_delay_cdf is not None:
@@ -29,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                    "time for every run on one figure.")
     c.add_argument("runs", nargs="+", metavar="RUN_DIR", help="directories written by 'aqmlab run -o'")
     c.add_argument("-o", "--output", default="compare", metavar="OUTDIR", help="where the plots go (default: compare)")
+    c.add_argument("--force", action="store_true",
+                   help="write into a non-empty OUTDIR that does not hold an earlier comparison (its own files are "
+                        "replaced)")
     c.add_argument("--label", action="append", metavar="LABEL",
                    help="a run's label, once per run in order (default: the scenario names)")
     c.set_defaults(func=cmd_compare)

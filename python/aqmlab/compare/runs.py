@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScenarioError
+from ..outdir import OutputKind
 
 
 @dataclass
@@ -165,6 +166,11 @@ def plot_flow_throughput(runs: list[SavedRun], axes: Any, max_flows: int = 10, b
 
 def _colors(n: int) -> list[str]:
     return [f"C{i % 10}" for i in range(n)]  # matplotlib's default cycle: ten distinct colours
+
+
+# What compare() writes into OUTDIR (the three views, then all three on one figure).
+OUTPUT = OutputKind("an aqmlab comparison", ("delay_cdf.png", "throughput_delay.png", "flow_throughput.png",
+                                             "compare.png"))
 
 
 def compare(dirs: list[Path], outdir: Path, labels: list[str] | None = None) -> list[Path]:

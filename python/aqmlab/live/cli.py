@@ -7,13 +7,14 @@ import argparse
 import sys
 
 from ..errors import ScenarioError
+from ..outdir import OutputKind, check_output
 
 DEFAULT_RT_PRIORITY = 20
 # The defaults of the options that apply in one mode only (see aqmlab._options).
 _MODE_DEFAULTS = {"rt_priority": DEFAULT_RT_PRIORITY, "rates": "10Mbps,100Mbps,1Gbps", "bench_duration": "5s",
                   "spin": 0.0}
 # What only the run of a scenario reads: --bench runs its own, --cleanup none.
-_SCENARIO_OPTIONS = ["scenario", "--set", "--seed", "--output", "--no-plots", "--quiet", "--compare"]
+_SCENARIO_OPTIONS = ["scenario", "--set", "--seed", "--output", "--no-plots", "--force", "--quiet", "--compare"]
 # The longest busy-poll window: a second already spins through any gap between a run's packets,
 # and the bound keeps the router's nanosecond window far from overflow.
 MAX_SPIN_US = 1e6
@@ -52,9 +53,11 @@ def _raw(args) -> dict:
     values = _parse_set(args.set or [])
     if args.seed is not None:
         values["seed"] = args.seed
-    # Scenario.with_values, as `aqmlab run --set`: a new profile on a saved table brings its defaults,
-    # and a warning names the options of the file it keeps.
-    return Scenario.from_dict(raw).with_values(values).given if values else raw
+    # Scenario.edited, as `aqmlab run --set`: a new profile on a saved table brings its defaults,
+    # a warning names the options of the file it keeps, and the warnings (and errors) are the
+    # edited scenario's, not the file's before --set changed it. Resolved here with or without
+    # --set, so that the scenario is checked (and warned about) before the privileges are.
+    return Scenario.edited(raw, values).given
 
 
 def guarded(body) -> int:
@@ -89,7 +92,7 @@ def _live(args) -> int:
         refuse_given(args, _SCENARIO_OPTIONS, "applies only without --bench (it runs its own scenarios, set by "
                                               "--rates and --bench-duration)")
     if not args.output:
-        refuse_given(args, ["--no-plots"], NEEDS_OUTPUT)
+        refuse_given(args, ["--no-plots", "--force"], NEEDS_OUTPUT)
     if not args.bench:
         refuse_given(args, ["--rates", "--bench-duration"], "applies only with --bench")
     if args.no_realtime:
@@ -105,6 +108,8 @@ def _live(args) -> int:
         if not args.scenario:
             raise ScenarioError("scenario", "give a scenario file or built-in name, or --bench or --cleanup")
         raw = _raw(args)
+        if args.output:
+            check_output(args.output, _output_kind(args.compare), force=args.force)
     require_privileges()
     opts = Options(rt_priority=None if args.no_realtime else args.rt_priority, spin_us=args.spin)
     if args.cleanup:
@@ -120,15 +125,28 @@ def _live(args) -> int:
     if args.compare:
         from .compare import run_compare
 
-        return run_compare(raw, opts, args.output, plots=not args.no_plots, progress=progress)
+        return run_compare(raw, opts, args.output, plots=not args.no_plots, force=args.force, progress=progress)
     from . import run
 
     result = run(raw, opts, progress=progress)
     print(result.text())
     if args.output:
-        files = result.save(args.output, plots=not args.no_plots)
+        files = result.save(args.output, plots=not args.no_plots, force=args.force)
         print(f"wrote {len(files)} files to {args.output}/ (summary.json, scenario.toml, traces/, plots/)")
     return 130 if result.summary["interrupted"] else 0
+
+
+def _output_kind(compare: bool) -> OutputKind:
+    """What `live -o` writes: a run's files, as `aqmlab run -o` (the same Result.save); with
+    --compare, the live run and its simulated twin each in a folder of their own, beside the
+    table and figure comparing them."""
+    from ..result import RUN_OUTPUT
+
+    if not compare:
+        return RUN_OUTPUT
+    from .compare import OUTPUT
+
+    return OUTPUT
 
 
 def cmd_live(args) -> int:
@@ -152,6 +170,9 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="override the scenario's seed")
     p.add_argument("-o", "--output", metavar="OUTDIR", help="directory for the results")
     p.add_argument("--no-plots", action="store_true", help="with -o: skip the PNG plots")
+    p.add_argument("--force", action="store_true",
+                   help="with -o: write into a non-empty OUTDIR that does not hold an earlier live run (or with "
+                        "--compare an earlier comparison); its own files are replaced")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--compare", action="store_true",
                    help="also simulate the scenario (TCP profile 'linux' with the live run's congestion control) "

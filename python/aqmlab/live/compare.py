@@ -11,7 +11,8 @@ import copy
 import json
 from pathlib import Path
 
-from ..result import Result
+from ..outdir import OutputKind
+from ..result import RUN_OUTPUT, Result
 from .driver import Options
 from .plan import LivePlan, plan
 
@@ -82,7 +83,14 @@ def plot(live: Result, sim: Result, path: Path) -> Path:
     return path
 
 
-def run_compare(raw: dict, opts: Options, outdir: str | None, *, plots: bool = True, progress: bool | None = None) -> int:
+# What run_compare() writes into OUTDIR: each side as `aqmlab run -o` writes a run, in a folder
+# of its own, and the comparison of the two.
+OUTPUT = OutputKind("an aqmlab live comparison", ("compare.json", "compare.png"),
+                    folders={"live": RUN_OUTPUT, "sim": RUN_OUTPUT})
+
+
+def run_compare(raw: dict, opts: Options, outdir: str | None, *, plots: bool = True, force: bool = False,
+                progress: bool | None = None) -> int:
     from .. import api
     from . import driver, result
 
@@ -95,8 +103,8 @@ def run_compare(raw: dict, opts: Options, outdir: str | None, *, plots: bool = T
     print(table(live, sim))
     if outdir:
         out = Path(outdir)
-        live.save(out / "live", plots=plots)
-        sim.save(out / "sim", plots=plots)
+        live.save(out / "live", plots=plots, force=force)
+        sim.save(out / "sim", plots=plots, force=force)
         rows = {key: {"live": live.summary[key], "sim": sim.summary[key]} for key, *_ in ROWS}
         (out / "compare.json").write_text(json.dumps(rows, indent=2))
         if plots:

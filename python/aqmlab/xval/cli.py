@@ -8,24 +8,35 @@ from ..errors import ScenarioError
 
 
 def cmd_xval(args) -> int:  # type: ignore[no-untyped-def]
-    from .._options import refuse_given
-    from ..cli import _load, print_error
+    from .._options import NEEDS_OUTPUT, refuse_given
+    from ..cli import _check_output_dir, _load, print_error
+    from ..outdir import check_output
     from . import BuildError, Ns3Unavailable
     from . import run as xval_run
-    from .suite import run_suite
+    from .report import OUTPUT
+    from .suite import output_kind, run_suite
 
     try:
         if args.suite:
             if args.scenario:
                 raise ScenarioError("--suite", "give a scenario or --suite, not both")
             refuse_given(args, ["--set"], "applies only to one scenario (the suite's scenarios run as written)")
-            table, ok = run_suite(Path(args.output or "xval-suite"), seeds=args.seeds, only=args.only)
+            out = args.output or "xval-suite"
+            _check_output_dir("--output", out)  # the default too, as main() checks a given one
+            check_output(out, output_kind(), force=args.force)
+            table, ok = run_suite(Path(out), seeds=args.seeds, only=args.only)
             print(table)
             return 0 if ok else 1
         refuse_given(args, ["--only"], "applies only with --suite (it picks the suite's scenarios)")
+        if not args.output:
+            refuse_given(args, ["--force"], NEEDS_OUTPUT)
         if not args.scenario:
             raise ScenarioError("scenario", "give a scenario file or built-in name, or --suite")
-        doc = xval_run(_load(args), seeds=args.seeds, outdir=args.output)
+        scn = _load(args)
+        if args.output:
+            # Before the ns-3 program is built and both simulators run: a refused directory costs nothing.
+            check_output(args.output, OUTPUT, force=args.force)
+        doc = xval_run(scn, seeds=args.seeds, outdir=args.output)
     except (Ns3Unavailable, BuildError) as e:
         print_error(e)
         return 2
@@ -56,6 +67,9 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
     x.add_argument("--seeds", type=_positive, default=5, help="seeds per side (default 5)")
     x.add_argument("-o", "--output", metavar="DIR", help="write xval.json, xval.html and plots here "
                                                          "(with --suite: one folder per scenario and suite.md)")
+    x.add_argument("--force", action="store_true",
+                   help="write into a non-empty DIR that does not hold an earlier cross-validation (with --suite: "
+                        "an earlier suite); its own files are replaced")
     x.add_argument("--suite", action="store_true", help="run the built-in cross-validation suite")
     x.add_argument("--only", action="append", metavar="NAME", help="with --suite: run only these scenarios")
     x.set_defaults(func=cmd_xval, seed=None)

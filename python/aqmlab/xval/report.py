@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..outdir import OutputKind
 from .measure import Raw, delay_series
 from .verdict import Row
 
@@ -66,6 +67,11 @@ def plots(ours: list[Raw], ns3: list[Raw]) -> dict[str, bytes]:
     out["delay_time"] = _png(fig)
     plt.close(fig)
     return out
+
+
+# What write() puts in OUTDIR: the document, the page and plots()'s figures as PNG.
+OUTPUT = OutputKind("an aqmlab cross-validation", ("xval.json", "xval.html", "sojourn_cdf.png", "goodput.png",
+                                                   "delay_time.png"))
 
 
 def write(outdir: Path, info: dict[str, Any], rows: list[Row], ours: list[Raw], ns3: list[Raw],

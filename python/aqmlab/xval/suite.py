@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ScenarioError
+from ..outdir import OutputKind
 from ..scenario import Scenario
 
 SUITE_DIR = Path(__file__).with_name("suite")
@@ -16,6 +17,15 @@ SUITE_DIR = Path(__file__).with_name("suite")
 
 def suite_names() -> list[str]:
     return sorted(p.stem for p in SUITE_DIR.glob("*.toml"))
+
+
+def output_kind() -> OutputKind:
+    """What run_suite() puts in OUTDIR: a cross-validation's folder per suite scenario, the table
+    and its JSON."""
+    from .report import OUTPUT
+
+    return OutputKind("an aqmlab cross-validation suite", ("suite.md", "suite.json"),
+                      folders=dict.fromkeys(suite_names(), OUTPUT))
 
 
 def run_suite(outdir: Path, *, seeds: int = 5, only: list[str] | None = None) -> tuple[str, bool]:
