@@ -118,6 +118,17 @@ def test_a_cluster_package_that_is_missing_is_named(tmp_path, capsys, monkeypatc
     assert "--dask: dask is not installed (pip install 'aqmlab[sweep-dask]')" in capsys.readouterr().err
 
 
+def _refused_against(tmp_path, against: str):
+    """Characterizes a default PIE against ``against``, which must be refused (exit 2); the
+    output directory it would have written."""
+    aqm = tmp_path / "pie.toml"
+    aqm.write_text('type = "pie"\n')
+    out = tmp_path / "o"
+    assert main(["characterize", str(aqm), "--quick", "--against", against, "--only", "transports",
+                 "--workers", "1", "-q", "-o", str(out)]) == 2
+    return out
+
+
 @pytest.mark.parametrize("against, named", [
     # Once accepted: every experiment ran, exit 0, the error only inside results.json.
     ("nosuch", "got 'nosuch'"), ("CoDel", "got 'CoDel' (did you mean 'codel'?)"), ("codel,,pie", "got ''"),
@@ -125,11 +136,7 @@ def test_a_cluster_package_that_is_missing_is_named(tmp_path, capsys, monkeypatc
     ("strict_priority", "got 'strict_priority'"),
 ])
 def test_an_unknown_baseline_is_refused_before_any_run(tmp_path, capsys, against, named):
-    aqm = tmp_path / "pie.toml"
-    aqm.write_text('type = "pie"\n')
-    out = tmp_path / "o"
-    assert main(["characterize", str(aqm), "--quick", "--against", against, "--only", "transports",
-                 "--workers", "1", "-q", "-o", str(out)]) == 2
+    out = _refused_against(tmp_path, against)
     err = capsys.readouterr().err
     assert err.startswith("aqmlab: error: --against: expected comma-separated disciplines among "), err
     assert "'codel', 'drop_tail'" in err and named in err
@@ -143,11 +150,7 @@ def test_an_unknown_baseline_is_refused_before_any_run(tmp_path, capsys, against
     ("drop_tail,fifo", "'drop_tail' and 'fifo'"),
 ])
 def test_a_baseline_named_twice_is_refused(tmp_path, capsys, against, twice):
-    aqm = tmp_path / "pie.toml"
-    aqm.write_text('type = "pie"\n')
-    out = tmp_path / "o"
-    assert main(["characterize", str(aqm), "--quick", "--against", against, "--only", "transports",
-                 "--workers", "1", "-q", "-o", str(out)]) == 2
+    out = _refused_against(tmp_path, against)
     assert f"aqmlab: error: --against: {twice} name the same baseline (each runs once)" in capsys.readouterr().err
     assert not out.exists()
 
