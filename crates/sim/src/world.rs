@@ -239,18 +239,12 @@ impl Simulation {
         let warm = self.cfg.warmup_ns;
         if self.window.opens_at(t, warm) {
             // The events before the window's first nanosecond, then the counters as the window
-            // opens: an event at the warm-up time itself counts in the window.
-            self.run_events(warm - 1);
+            // opens: an event at the warm-up time itself counts in the window. (A call of this
+            // function, not of a loop of its own: the loop compiled in one place ran 1-3 %
+            // faster than called from two.)
+            self.run_until(warm - 1);
             self.open_window();
         }
-        self.run_events(t);
-        self.sched.advance_to(t);
-        self.check_invariants();
-        self.enforce_invariants();
-    }
-
-    /// Runs every event due no later than `t`.
-    fn run_events(&mut self, t: Nanos) {
         while let Some(ev) = self.sched.pop_until(t) {
             // What the coming events read, fetched ahead: at high rates and many flows the
             // packet records and flow state are cold, and fetching them early hides most of the
@@ -299,6 +293,9 @@ impl Simulation {
                 self.check_probabilities();
             }
         }
+        self.sched.advance_to(t);
+        self.check_invariants();
+        self.enforce_invariants();
     }
 
     /// Runs to the end.

@@ -138,7 +138,7 @@ fn regression_pins_fingerprints_of_the_event_path() {
     let cases: Vec<(&str, SimConfig, (u64, u64))> = vec![
         ("tcp5-10M-20s", named("tcp5-10M-100s", 20 * S), (0x3fb226f795c4b042, 0x2dda0309881551b2)),
         ("tcp10-1G-2s", named("tcp10-1G-10s", 2 * S), (0xd514b5752ecfb039, 0xbc92b422d841c54f)),
-        ("pie-ecn-rate-steps", pie_ecn_rate_steps(), (0xdf31b5335863b565, 0x4ebd7a9e86ac64d8)),
+        ("pie-ecn-rate-steps", pie_ecn_rate_steps(), (0x68eeb1c97bae7558, 0x4ebd7a9e86ac64d8)),
         ("mixed", mixed(), (0x064448d64fb23869, 0xd74e20cffef9cd11)),
         ("fq-many-rtts", fq_many_rtts(), (0xb53c06f1635a34a8, 0xe94773bb2a2668df)),
     ];

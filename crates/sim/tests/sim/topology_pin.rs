@@ -81,4 +81,4 @@ fn dumbbell_is_unchanged_bit_for_bit() {
     assert_eq!(got, want, "the dumbbell's traces changed");
 }
 
-const PINNED: [(&str, u64); 2] = [("pie-schedule", 8918568517598704937), ("fq_codel-access-impaired-mixed", 6118313353704486879)];
+const PINNED: [(&str, u64); 2] = [("pie-schedule", 13995184498134770431), ("fq_codel-access-impaired-mixed", 14771045463092314702)];
