@@ -156,3 +156,13 @@ def test_design_summary_and_digital():
 def test_design_errors_name_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_a_design_that_destabilizes_its_loop_says_so():
+    # omega_g = 100 rad/s, far above the plant's poles (0.53 and 4.1 rad/s) with R+ = 0.2467 s:
+    # the gain margin is negative (GM < 0 dB), so the summary must say UNSTABLE; the paper's own
+    # example 2 design (omega_g = 0.53 rad/s) keeps both margins positive and says nothing.
+    bad = design_pi(N_MIN, R_PLUS, C, omega_g=100.0)
+    assert bad.margins.gm_db < 0 and "UNSTABLE" in bad.summary()
+    good = design_pi(N_MIN, R_PLUS, C)
+    assert good.margins.stable and "UNSTABLE" not in good.summary()

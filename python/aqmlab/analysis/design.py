@@ -128,6 +128,10 @@ class Design:
         else:
             lines.append(f"  K_PI = {self.gain:.5g}, z = {self.zero:.4g} rad/s")
         lines.append("  worst-case loop: " + self.margins.row())
+        if not self.margins.stable:
+            # A margin at or below zero: the loop this design was made for would oscillate or
+            # diverge, which the bare numbers (an unwrapped PM of -310 deg) do not say plainly.
+            lines.append("  the worst-case loop is UNSTABLE (a margin at or below zero): choose a lower omega_g")
         return "\n".join(lines)
 
 
