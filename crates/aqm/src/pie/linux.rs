@@ -184,6 +184,12 @@ mod tests {
         let small = g.target + g.target / 8;
         assert!(g.alpha * (g.target / 8) < MAX_PROB / 50);
         assert_eq!(update(half, small, small, 1, &g, true) - half, g.alpha * (g.target / 8));
+        // ... and only from 10 % up (`prob >= MAX_PROB / 10`): at 5 % (gains halved by the
+        // auto-tuning) a 200 ms delay rising from 100 ms steps by over 2 %, uncapped.
+        let five = MAX_PROB / 20;
+        let step = (g.alpha >> 1) * (ms(200) - g.target) + (g.beta >> 1) * ms(100);
+        assert!(step > MAX_PROB / 50);
+        assert_eq!(update(five, ms(200), ms(100), 1, &g, true) - five, step);
         // Derandomization holds the drop test back while the accumulator is below 85 %
         // (`accu_prob < MAX_PROB / 100 * 85`); at exactly 85 % the random test runs, and at
         // p = 85 % drops about 85 in 100 (none if the bound were inclusive).
