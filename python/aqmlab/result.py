@@ -46,7 +46,8 @@ class Summary(TypedDict, total=False):
     delays without departures in the measured window, Jain's index when no flow delivered
     anything, rates without packets sent, completion times without completed transfers;
     ``warnings`` says why. Every figure covers the measured window, the packet counts and drop
-    and mark rates too (completion times excepted: every transfer of the run). Aggregates only: each flow's figures are the ``flows`` table
+    and mark rates too, but for ``events``, ``delivered_packets`` and completion times, which
+    cover the whole run. Aggregates only: each flow's figures are the ``flows`` table
     (:meth:`Result.flows`, ``traces/flows.parquet``), so that the summary of a million flows
     stays small (issue 22)."""
 

@@ -1,5 +1,8 @@
 """Sweep files: the grid, derived seeds, run keys and the errors a bad sweep gets before anything runs."""
 
+import hashlib
+import json
+
 import pytest
 import tomli_w
 
@@ -48,6 +51,11 @@ def test_run_key_is_a_hash_of_scenario_seed_and_version():
     k = run_key(resolved, 1, "0.1.0")
     assert len(k) == 64 and k == run_key(dict(reversed(list(resolved.items()))), 1, "0.1.0")
     assert len({k, run_key(resolved, 2, "0.1.0"), run_key(resolved, 1, "0.2.0")}) == 3
+    # A store written before the summary's counts covered the measured window keyed its runs
+    # without the schema: none of them is taken for a result of now.
+    before = json.dumps({"scenario": resolved, "seed": 1, "aqmlab_version": "0.1.0"},
+                        sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    assert k != hashlib.sha256(before.encode()).hexdigest()
 
 
 def test_base_may_be_a_relative_path_a_builtin_name_or_a_table(tmp_path):

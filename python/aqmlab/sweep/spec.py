@@ -72,10 +72,17 @@ def derive_seed(base_seed: int, replication: int) -> int:
     return splitmix64(base_seed + (replication + 1) * _GOLDEN_GAMMA)
 
 
+# What a run's summary means, for results that the version number alone does not tell apart:
+# 2 since the summary's packet counts and drop and mark rates cover the measured window
+# (before, the whole run), 2026-11-29.
+SUMMARY_SCHEMA = 2
+
+
 def run_key(resolved: dict, seed: int, version: str) -> str:
-    """sha256 of the canonical JSON of (resolved scenario, seed, aqmlab version): the identity of a
-    run's result, so a store can tell which runs it already holds."""
-    blob = json.dumps({"scenario": resolved, "seed": seed, "aqmlab_version": version},
+    """sha256 of the canonical JSON of (resolved scenario, seed, aqmlab version, summary schema):
+    the identity of a run's result, so a store can tell which runs it already holds, and does not
+    take a result whose figures meant something else for one of its own."""
+    blob = json.dumps({"scenario": resolved, "seed": seed, "aqmlab_version": version, "summary_schema": SUMMARY_SCHEMA},
                       sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 

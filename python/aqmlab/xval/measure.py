@@ -64,7 +64,11 @@ def aqmlab_run(scn: Scenario, seed: int) -> tuple[Raw, list[tuple[int, int, int]
     c = s.sim_config
     warm, end = c["warmup_ns"], c["duration_ns"]
     sim = _core.Simulation(s.sim_json())
-    sim.run_until(warm)
+    # The counters just before the warm-up's first nanosecond: ns-3's program counts from the
+    # warm-up time on (its InWindow, >= warm-up), as the summary's window does, so what the run
+    # adds after them is that window (events at the warm-up time itself included).
+    if warm > 0:
+        sim.run_until(warm - 1)
     s0 = json.loads(sim.summary_json())
     f0 = dict(sim.flow_columns())
     sim.run_until(end)
