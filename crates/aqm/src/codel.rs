@@ -469,6 +469,64 @@ mod tests {
         assert!(!sq.aqm.dropping());
     }
 
+    #[test]
+    fn a_dropping_state_resumes_its_rate_only_within_16_intervals() {
+        // RFC 8289 §5.4 (codel_dequeue in Linux): entering the dropping state less than 16
+        // intervals after the last drop_next, with count - lastcount > 1, resumes at that
+        // difference; later, it starts again from 1. The schedule of interval_over_sqrt_count
+        // gives drops at 110 (entry, count 1), 210, 281, 339 and 389 ms (count 5), drop_next then
+        // 389 + ... = 433.17 ms; draining the queue at 390 ms ends the state with count 5 and
+        // lastcount 1. Refilled at `refill` ms, the state is entered again 210 ms later.
+        for (refill, resumed, next_in_ms) in [(400, 4, 50.0), (2_000, 1, 100.0)] {
+            let mut q = QdiscConfig::CoDel(CoDelConfig::default()).build(LINK, Rng::from_seed(1));
+            let mut out = Vec::new();
+            for i in 0..1000 {
+                q.enqueue(0, Pkt::new(i, 1000, 0), &mut out);
+            }
+            for ms in (10..=10).chain(100..=389) {
+                deq(&mut q, ms, &mut out);
+            }
+            assert_eq!(count(&out, ActionKind::Drop(DropReason::Dequeue)), 5);
+            while deq(&mut q, 390, &mut out) {}
+            let Qdisc::CoDel(sq) = &q else { unreachable!() };
+            assert!(!sq.aqm.dropping() && (sq.aqm.count, sq.aqm.lastcount) == (5, 1));
+            assert!((sq.aqm.drop_next_s() * 1e3 - 433.17).abs() < 0.01);
+            for i in 0..1000 {
+                q.enqueue(refill * NS_PER_MS, Pkt::new(i, 1000, 0), &mut out);
+            }
+            deq(&mut q, refill + 10, &mut out);
+            deq(&mut q, refill + 210, &mut out);
+            let Qdisc::CoDel(sq) = &q else { unreachable!() };
+            // Entered at refill + 210 ms: 176 ms after drop_next in the first case (recent),
+            // 1,777 ms in the second (beyond 16 x 100 ms). drop_next = now + 100 ms / sqrt(count).
+            assert!(sq.aqm.dropping() && sq.aqm.count == resumed, "refill at {refill} ms: count {}", sq.aqm.count);
+            let want = (refill + 210) as f64 + next_in_ms;
+            assert!((sq.aqm.drop_next_s() * 1e3 - want).abs() < 1e-3, "refill at {refill} ms: {}", sq.aqm.drop_next_s());
+        }
+    }
+
+    #[test]
+    fn the_sojourn_test_and_the_interval_boundaries() {
+        // RFC 8289 §5.3 (and codel_should_drop): a sojourn below target resets the interval, one
+        // at target does not; the RFC drops once now reaches first_above_time, Linux only once
+        // it is past it (`codel_time_after`). Times in each profile's own clock units; 10 kB of
+        // backlog, well above the MTU test.
+        for (profile, drops_at_first_above) in [(CoDelProfile::Rfc, true), (CoDelProfile::Linux, false)] {
+            let cfg = CoDelConfig { profile: Some(profile), ..Default::default() };
+            let Qdisc::CoDel(mut sq) = QdiscConfig::CoDel(cfg).build(LINK, Rng::from_seed(1)) else { unreachable!() };
+            let c = &mut sq.aqm;
+            let (target, interval) = (c.target, c.interval);
+            assert!(!c.should_drop(1_000, target, 10_000));
+            assert_eq!(c.first_above_time, 1_000 + interval, "{profile:?}: at target counts as above");
+            assert!(!c.should_drop(2_000, target - 1, 10_000));
+            assert_eq!(c.first_above_time, 0, "{profile:?}: below target resets");
+            assert!(!c.should_drop(3_000, target, 10_000));
+            let first_above = c.first_above_time;
+            assert_eq!(c.should_drop(first_above, target, 10_000), drops_at_first_above, "{profile:?}");
+            assert!(c.should_drop(first_above + 1, target, 10_000), "{profile:?}");
+        }
+    }
+
     /// A CoDel table from JSON, 20 packets of `len` bytes queued at t = 0.
     fn loaded_json(json: &str, len: u32, ect: bool) -> Qdisc {
         let cfg: QdiscConfig = serde_json::from_str(json).unwrap();
