@@ -525,6 +525,16 @@ mod tests {
             assert_eq!(c.should_drop(first_above, target, 10_000), drops_at_first_above, "{profile:?}");
             assert!(c.should_drop(first_above + 1, target, 10_000), "{profile:?}");
         }
+        // Through the queue: the sojourn is the dequeue time less the enqueue time. Twenty
+        // packets enqueued at 100 ms and dequeued at 102 ms waited 2 ms, below the 5 ms target.
+        let mut q = QdiscConfig::CoDel(CoDelConfig::default()).build(LINK, Rng::from_seed(1));
+        let mut out = Vec::new();
+        for i in 0..20 {
+            q.enqueue(100 * NS_PER_MS, Pkt::new(i, 1000, 0), &mut out);
+        }
+        assert!(deq(&mut q, 102, &mut out));
+        let Qdisc::CoDel(sq) = &q else { unreachable!() };
+        assert_eq!((sq.aqm.ldelay, sq.aqm.first_above_time), (2 * NS_PER_MS, 0));
     }
 
     /// A CoDel table from JSON, 20 packets of `len` bytes queued at t = 0.
