@@ -467,6 +467,16 @@ mod tests {
         while deq(&mut q, 211, &mut out) {}
         let Qdisc::CoDel(sq) = &q else { unreachable!() };
         assert!(!sq.aqm.dropping());
+        // So does a dequeue that leaves at most an MTU queued (RFC 8289 §5.3, `bytes <=
+        // MAXPACKET`), the queue not yet empty: the state ends at the dequeue itself.
+        let mut q = loaded(CoDelProfile::Rfc, false, false);
+        deq(&mut q, 10, &mut out);
+        deq(&mut q, 210, &mut out);
+        while q.backlog().packets > 1 {
+            deq(&mut q, 211, &mut out);
+        }
+        let Qdisc::CoDel(sq) = &q else { unreachable!() };
+        assert!(!sq.aqm.dropping() && q.backlog().packets == 1);
     }
 
     #[test]
