@@ -253,6 +253,17 @@ def test_a_new_profile_on_a_saved_scenario_keeps_and_names_the_options_set():
         {**own, "bottleneck.queue.profile": "ns3"}).resolved
 
 
+def test_an_option_set_by_an_earlier_edit_outlasts_a_new_profile_on_a_saved_scenario():
+    # Once the second call took the target the first had set (20 ms, the paper's default) for the
+    # old profile's default and gave it Linux's 15 ms: chained edits resolve as one edit does.
+    one = _saved({}).with_values({"bottleneck.queue.target": "20ms", "bottleneck.queue.profile": "linux"})
+    with pytest.warns(aqmlab.AqmlabWarning, match=r"'linux' keeps the values the scenario gives: target = \"20ms\""):
+        two = _saved({}).with_values({"bottleneck.queue.target": "20ms"}).with_values({"bottleneck.queue.profile": "linux"})
+    assert two.resolved == one.resolved
+    assert (two.resolved["bottleneck"]["queue"]["target"], two.resolved["bottleneck"]["queue"]["tupdate"]) == ("20ms", "15ms")
+    assert two.edits == {"bottleneck.queue.target", "bottleneck.queue.profile"}
+
+
 def test_a_profile_that_sets_its_defaults_or_stays_is_not_warned():
     # pytest turns warnings into errors (pyproject.toml): these must emit none.
     Scenario.load("pie-base").with_values({"flows[0].profile": "linux", "bottleneck.queue.profile": "rfc"})

@@ -41,6 +41,7 @@ import json
 import re
 import tomllib
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -957,19 +958,22 @@ def _enter_written(data: dict[str, Any], parts: list[str]) -> tuple[Json, type |
     return node, _table_class(kind, node)
 
 
-def with_values(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+def with_values(data: dict[str, Any], values: dict[str, Any], keep: Iterable[str] = ()) -> dict[str, Any]:
     """A copy of a scenario as written (a file's table) with fields replaced by dotted path, as
     the file saying them would be. A table the scenario leaves out starts as its default, not
     empty (``bottleneck.reverse_queue.limit`` keeps the drop-tail type), and a value for one of
     two ways of giving one quantity (a flow's ``rtt`` or ``access_delay``) replaces the other,
     unless ``values`` gives both. A new profile for a table that gives every option (a saved
     scenario.toml's do) first drops the options at the old profile's defaults (see
-    :func:`_forget_profile_defaults`)."""
+    :func:`_forget_profile_defaults`), but for those ``values`` sets and those named in ``keep``:
+    the options set explicitly before (a sweep's ``[set]``, an earlier edit), which are chosen
+    however they compare with a default (:attr:`Scenario.edits`)."""
     out = copy.deepcopy(data)
+    chosen = frozenset(keep) | frozenset(values)
     for dotted, value in values.items():
         table, _, key = dotted.rpartition(".")
         if key == "profile":
-            out = _forget_profile_defaults(out, table, value, values)
+            out = _forget_profile_defaults(out, table, value, chosen)
     for dotted, value in values.items():
         holder, cls = _enter_written(out, _path_parts(dotted))
         set_dotted(out, dotted, value)
@@ -994,14 +998,21 @@ def _resolved_quietly(data: dict[str, Any]) -> dict[str, Any]:
 _TABLE_KEYS = ("type", "profile")
 
 
+def _chosen(dotted: str, chosen: frozenset[str]) -> bool:
+    """Whether the option at ``dotted`` was set explicitly: it, or a table holding it, is in
+    ``chosen``."""
+    return any(dotted == c or dotted.startswith((c + ".", c + "[")) for c in chosen)
+
+
 def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
-                             values: dict[str, Any]) -> dict[str, Any]:
+                             chosen: frozenset[str]) -> dict[str, Any]:
     """``data`` with the options of ``table`` that only repeat its old profile's defaults left
     out, when ``profile`` replaces that profile and the table gives every option its resolution
     holds. A saved scenario.toml writes every option out, so it cannot say which ones the user
     chose: an option whose absence resolves the scenario the same was the old profile's default
     (or one the user gave at that value), and the new profile's default takes its place; the
-    others stay. A table that leaves options out says what it chose, and is kept whole."""
+    others stay, and so do those in ``chosen`` (set explicitly, by this edit or an earlier one). A
+    table that leaves options out says what it chose, and is kept whole."""
     try:
         resolved = _resolved_quietly(data)
         written, full = _get_dotted(data, table), _get_dotted(resolved, table)
@@ -1012,7 +1023,7 @@ def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
         return data
     # One option at a time, each against the table left so far: two options may each be
     # implied by the other, but not both dropped.
-    for key in [k for k in written if k not in _TABLE_KEYS and f"{table}.{k}" not in values]:
+    for key in [k for k in written if k not in _TABLE_KEYS and not _chosen(f"{table}.{k}", chosen)]:
         trial = copy.deepcopy(data)
         del _get_dotted(trial, table)[key]
         try:
@@ -1040,11 +1051,14 @@ _UNKNOWN = object()
 @dataclass(frozen=True)
 class Scenario:
     """A validated scenario: ``resolved`` (loadable, defaults written out) and ``sim_config``;
-    ``given`` is the scenario as written, which :meth:`with_values` edits."""
+    ``given`` is the scenario as written, which :meth:`with_values` edits; ``edits`` the dotted
+    paths set by the edits that made it (:meth:`edited`, :meth:`with_values`, chained), which a
+    later new profile never takes as its old profile's defaults."""
 
     resolved: dict[str, Any]
     sim_config: dict[str, Any]
     given: dict[str, Any] = dataclasses.field(compare=False, repr=False)
+    edits: frozenset[str] = dataclasses.field(default=frozenset(), compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Scenario:
@@ -1068,7 +1082,7 @@ class Scenario:
                     before = cls.from_dict(data)
             except ScenarioError:
                 pass
-        return _edited(data, values, before)
+        return _edited(data, values, before, frozenset())
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
@@ -1116,7 +1130,7 @@ class Scenario:
         that a new profile keeps against a default of its own;
         a new bottleneck delay keeps each flow's `rtt`, the round trip, and changes its access
         delay."""
-        return _edited(self.given, values, self)
+        return _edited(self.given, values, self, self.edits)
 
     def to_toml(self) -> str:
         import tomli_w
@@ -1127,10 +1141,13 @@ class Scenario:
         return json.dumps(self.sim_config)
 
 
-def _edited(given: dict[str, Any], values: dict[str, Any], before: Scenario | None) -> Scenario:
+def _edited(given: dict[str, Any], values: dict[str, Any], before: Scenario | None,
+            edits: frozenset[str]) -> Scenario:
     """``given`` edited by ``values`` and resolved; a new profile's kept options are warned about
-    against ``before``, the unedited scenario (None: it does not resolve, nothing to compare)."""
-    changed = Scenario.from_dict(with_values(given, values))
+    against ``before``, the unedited scenario (None: it does not resolve, nothing to compare).
+    ``edits``: the paths set by the edits before, kept as chosen, and recorded with ``values``'."""
+    changed = dataclasses.replace(Scenario.from_dict(with_values(given, values, edits)),
+                                  edits=edits | frozenset(values))
     if before is not None:
         for dotted in values:
             if dotted.rpartition(".")[2] == "profile":

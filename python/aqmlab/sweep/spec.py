@@ -296,8 +296,10 @@ class Sweep:
         return specs
 
     def scenario(self, values: dict) -> Scenario:
-        """The base with ``values`` ({dotted path: value}) set, validated."""
-        return Scenario.from_dict(with_values(self.base_data, values))
+        """The base with ``values`` ({dotted path: value}) set, validated. The options ``[set]``
+        gave stay as set under a new profile on a saved base, however they compare with the old
+        profile's defaults (:attr:`Scenario.edits`), as they do in ``aqmlab run --set``."""
+        return Scenario.from_dict(with_values(self.base_data, values, keep=self.base.edits))
 
     def _check_values(self) -> None:
         """Each group's values against the base, index by index, so the error names the axis and
