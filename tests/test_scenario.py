@@ -264,6 +264,33 @@ def test_an_option_set_by_an_earlier_edit_outlasts_a_new_profile_on_a_saved_scen
     assert two.edits == {"bottleneck.queue.target", "bottleneck.queue.profile"}
 
 
+@pytest.mark.parametrize("codel, old, new, warned", [
+    ({"target": "10ms"}, "linux", "ns3", []),
+    ({"target": "10ms"}, "ns3", "linux", []),
+    # ns-3's CoDel reads an MTU that Linux's leaves unset: kept, and named as the leaf it is.
+    ({"target": "10ms", "mtu": "9000B"}, "ns3", "linux", ['codel.mtu = "9000B" (its default: unset)']),
+])
+def test_a_new_profile_on_a_saved_scenario_reaches_into_nested_queue_tables(codel, old, new, warned):
+    # Once a nested table (FQ-CoDel's codel) was kept whole when any option in it was not a
+    # default, its own profile included: the saved copy resolved to an ns-3 FQ-CoDel whose CoDel
+    # kept Linux's arithmetic (codel.profile = "linux"), where the file it was saved from gives
+    # codel.profile = "ns3"; and the warning named the whole inline table. The oracle is the
+    # original file with the same edit.
+    written = copy.deepcopy(Scenario.load("pie-base").given)
+    written["bottleneck"]["queue"] = {"type": "fq_codel", "profile": old, "codel": codel}
+    edit = {"bottleneck.queue.profile": new}
+    caught = {}
+    for form, data in (("file", written), ("saved", Scenario.from_dict(written).resolved)):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            caught[form] = (Scenario.from_dict(data).with_values(edit).resolved, [str(x.message) for x in w])
+    assert caught["saved"][0] == caught["file"][0]
+    assert caught["saved"][0]["bottleneck"]["queue"]["codel"]["profile"] == new
+    for form in caught:
+        assert [m.partition(" keeps the values the scenario gives: ")[2].partition(";")[0]
+                for m in caught[form][1]] == warned, form
+
+
 def test_a_profile_that_sets_its_defaults_or_stays_is_not_warned():
     # pytest turns warnings into errors (pyproject.toml): these must emit none.
     Scenario.load("pie-base").with_values({"flows[0].profile": "linux", "bottleneck.queue.profile": "rfc"})

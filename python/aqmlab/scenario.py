@@ -994,10 +994,6 @@ def _resolved_quietly(data: dict[str, Any]) -> dict[str, Any]:
         return Scenario.from_dict(data).resolved
 
 
-# The keys of a table that name what it is rather than set an option of it.
-_TABLE_KEYS = ("type", "profile")
-
-
 def _chosen(dotted: str, chosen: frozenset[str]) -> bool:
     """Whether the option at ``dotted`` was set explicitly: it, or a table holding it, is in
     ``chosen``."""
@@ -1012,20 +1008,24 @@ def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
     chose: an option whose absence resolves the scenario the same was the old profile's default
     (or one the user gave at that value), and the new profile's default takes its place; the
     others stay, and so do those in ``chosen`` (set explicitly, by this edit or an earlier one). A
-    table that leaves options out says what it chose, and is kept whole."""
+    table that leaves options out says what it chose, and is kept whole. A nested table (FQ-CoDel's
+    ``codel``, FQ-PIE's ``pie``) is taken option by option the same way, its own ``profile``
+    among them: one that repeats the outer profile gives way to the new one."""
     try:
         resolved = _resolved_quietly(data)
         written, full = _get_dotted(data, table), _get_dotted(resolved, table)
     except (ScenarioError, LookupError, TypeError):
         return data   # a wrong scenario or path: resolving the edit says so, naming it
-    if (not isinstance(written, dict) or not isinstance(full, dict) or written.get("profile") in (None, profile)
-            or not full.keys() <= written.keys()):
+    if not isinstance(written, dict) or written.get("profile") in (None, profile):
         return data
     # One option at a time, each against the table left so far: two options may each be
     # implied by the other, but not both dropped.
-    for key in [k for k in written if k not in _TABLE_KEYS and not _chosen(f"{table}.{k}", chosen)]:
+    for key in _given_options(written, full, top=True):
+        path = f"{table}.{key}"
+        if _chosen(path, chosen):
+            continue
         trial = copy.deepcopy(data)
-        del _get_dotted(trial, table)[key]
+        _pop_dotted(trial, path)
         try:
             if _resolved_quietly(trial) == resolved:
                 data = trial
@@ -1034,13 +1034,54 @@ def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
     return data
 
 
+def _given_options(written: Json, full: Json, top: bool) -> list[str]:
+    """The options (dotted below the table) of a table that gives every option its resolution
+    ``full`` holds, nested tables entered likewise (a nested table that leaves some out, or a
+    table that is not a table of options, gives none); ``type``, and the profile of the table
+    itself at the top, are not options."""
+    if not isinstance(written, dict) or not isinstance(full, dict) or not full.keys() <= written.keys():
+        return []
+    out = []
+    for key, value in written.items():
+        if key == "type" or (top and key == "profile"):
+            continue
+        if isinstance(value, dict):
+            out += [f"{key}.{k}" for k in _given_options(value, full.get(key), top=False)]
+        else:
+            out.append(key)
+    return out
+
+
+def _leaves(written: Json, top: bool = True) -> list[str]:
+    """The options a table as written gives (dotted below it, nested tables entered; not its
+    ``type``, nor its own ``profile``, though a nested table's is)."""
+    if not isinstance(written, dict):
+        return []
+    out = []
+    for key, value in written.items():
+        if key == "type" or (top and key == "profile"):
+            continue
+        out += [f"{key}.{k}" for k in _leaves(value, top=False)] if isinstance(value, dict) else [key]
+    return out
+
+
+def _pop_dotted(data: Json, dotted: str) -> None:
+    """Removes the field at a dotted path of a scenario as written, if it is there."""
+    parent, _, key = dotted.rpartition(".")
+    holder = _get_dotted(data, parent)
+    if isinstance(holder, dict):
+        holder.pop(key, None)
+
+
 def _default_without(given: dict[str, Any], table: str, key: str) -> Any:
-    """What ``key`` of ``table`` resolves to when the scenario as written leaves it out (the
-    profile's default, given the table's other options); ``_UNKNOWN`` when it cannot go."""
+    """What ``key`` (dotted below ``table``) resolves to when the scenario as written leaves it
+    out (the profile's default, given the table's other options); ``_UNKNOWN`` when it cannot go."""
     trial = copy.deepcopy(given)
     try:
-        _get_dotted(trial, table).pop(key, None)
-        return _get_dotted(_resolved_quietly(trial), table).get(key)
+        _pop_dotted(trial, f"{table}.{key}")
+        return _get_dotted(_resolved_quietly(trial), f"{table}.{key}")
+    except KeyError:
+        return None   # left out of the resolved table: unset
     except (ScenarioError, LookupError, TypeError, AttributeError):
         return _UNKNOWN
 
@@ -1170,16 +1211,25 @@ def _warn_of_kept_options(before: Scenario, after: Scenario, values: dict[str, A
     if not isinstance(written, dict) or old.get("profile") == new.get("profile"):
         return
     kept = []
-    for key in written:
-        if key in _TABLE_KEYS or f"{table}.{key}" in values:
+    for key in _leaves(written):
+        if _chosen(f"{table}.{key}", frozenset(values)):
             continue
         was, now = _default_without(before.given, table, key), _default_without(after.given, table, key)
-        if _UNKNOWN not in (was, now) and was != now and now != new.get(key):
+        value = _value_at(new, key)
+        if _UNKNOWN not in (was, now) and was != now and now != value:
             shown = "unset" if now is None else toml_inline(now)
-            kept.append(f"{key} = {toml_inline(new.get(key))} (its default: {shown})")
+            kept.append(f"{key} = {toml_inline(value)} (its default: {shown})")
     if kept:
         _warn(dotted, f"{new['profile']!r} keeps the values the scenario gives: {', '.join(kept)}; leave those "
                       f"options out of the file, or set them, to take the defaults of {new['profile']!r}")
+
+
+def _value_at(table: dict[str, Any], key: str) -> Any:
+    """The value at ``key`` (dotted) of a resolved table; None where it is unset."""
+    try:
+        return _get_dotted(table, key)
+    except (LookupError, TypeError):
+        return None
 
 
 def read_toml(path: Path, where: str = "") -> dict[str, Any]:
