@@ -968,12 +968,19 @@ def with_values(data: dict[str, Any], values: dict[str, Any], keep: Iterable[str
     :func:`_forget_profile_defaults`), but for those ``values`` sets and those named in ``keep``:
     the options set explicitly before (a sweep's ``[set]``, an earlier edit), which are chosen
     however they compare with a default (:attr:`Scenario.edits`)."""
+    return _edit(data, values, keep)[0]
+
+
+def _edit(data: dict[str, Any], values: dict[str, Any], keep: Iterable[str]) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """:func:`with_values`, and for each new profile's table the options (dotted below it) that
+    gave way to its defaults."""
     out = copy.deepcopy(data)
     chosen = frozenset(keep) | frozenset(values)
+    gave_way: dict[str, list[str]] = {}
     for dotted, value in values.items():
         table, _, key = dotted.rpartition(".")
         if key == "profile":
-            out = _forget_profile_defaults(out, table, value, chosen)
+            out, gave_way[table] = _forget_profile_defaults(out, table, value, chosen)
     for dotted, value in values.items():
         holder, cls = _enter_written(out, _path_parts(dotted))
         set_dotted(out, dotted, value)
@@ -983,7 +990,7 @@ def with_values(data: dict[str, Any], values: dict[str, Any], keep: Iterable[str
             for other in pair:
                 if other != key and f"{parent}.{other}" not in values:
                     holder.pop(other, None)
-    return out
+    return out, gave_way
 
 
 def _resolved_quietly(data: dict[str, Any]) -> dict[str, Any]:
@@ -1001,7 +1008,7 @@ def _chosen(dotted: str, chosen: frozenset[str]) -> bool:
 
 
 def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
-                             chosen: frozenset[str]) -> dict[str, Any]:
+                             chosen: frozenset[str]) -> tuple[dict[str, Any], list[str]]:
     """``data`` with the options of ``table`` that only repeat its old profile's defaults left
     out, when ``profile`` replaces that profile and the table gives every option its resolution
     holds. A saved scenario.toml writes every option out, so it cannot say which ones the user
@@ -1010,14 +1017,16 @@ def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
     others stay, and so do those in ``chosen`` (set explicitly, by this edit or an earlier one). A
     table that leaves options out says what it chose, and is kept whole. A nested table (FQ-CoDel's
     ``codel``, FQ-PIE's ``pie``) is taken option by option the same way, its own ``profile``
-    among them: one that repeats the outer profile gives way to the new one."""
+    among them: one that repeats the outer profile gives way to the new one. Returns the
+    options (dotted below ``table``) left out as well."""
     try:
         resolved = _resolved_quietly(data)
         written, full = _get_dotted(data, table), _get_dotted(resolved, table)
     except (ScenarioError, LookupError, TypeError):
-        return data   # a wrong scenario or path: resolving the edit says so, naming it
+        return data, []   # a wrong scenario or path: resolving the edit says so, naming it
     if not isinstance(written, dict) or written.get("profile") in (None, profile):
-        return data
+        return data, []
+    dropped = []
     # One option at a time, each against the table left so far: two options may each be
     # implied by the other, but not both dropped.
     for key in _given_options(written, full, top=True):
@@ -1029,9 +1038,10 @@ def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
         try:
             if _resolved_quietly(trial) == resolved:
                 data = trial
+                dropped.append(key)
         except ScenarioError:
             pass   # a required option (a flow's access_delay): it stays
-    return data
+    return data, dropped
 
 
 def _given_options(written: Json, full: Json, top: bool) -> list[str]:
@@ -1168,7 +1178,8 @@ class Scenario:
         saying them (see :func:`with_values`). A new TCP or queue profile fills in its own
         defaults, under the options given explicitly (in a saved table, which gives them all, the
         ones at the old profile's defaults give way); a warning names each option of the scenario
-        that a new profile keeps against a default of its own;
+        that a new profile keeps against a default of its own, and each saved one that gave way whose
+        value changes; options set by earlier edits (:attr:`edits`) are kept as chosen;
         a new bottleneck delay keeps each flow's `rtt`, the round trip, and changes its access
         delay."""
         return _edited(self.given, values, self, self.edits)
@@ -1187,21 +1198,23 @@ def _edited(given: dict[str, Any], values: dict[str, Any], before: Scenario | No
     """``given`` edited by ``values`` and resolved; a new profile's kept options are warned about
     against ``before``, the unedited scenario (None: it does not resolve, nothing to compare).
     ``edits``: the paths set by the edits before, kept as chosen, and recorded with ``values``'."""
-    changed = dataclasses.replace(Scenario.from_dict(with_values(given, values, edits)),
-                                  edits=edits | frozenset(values))
+    out, gave_way = _edit(given, values, edits)
+    changed = dataclasses.replace(Scenario.from_dict(out), edits=edits | frozenset(values))
     if before is not None:
         for dotted in values:
             if dotted.rpartition(".")[2] == "profile":
-                _warn_of_kept_options(before, changed, values, dotted)
+                _warn_of_profile_change(before, changed, values, dotted, gave_way.get(dotted.rpartition(".")[0], []))
     return changed
 
 
-def _warn_of_kept_options(before: Scenario, after: Scenario, values: dict[str, Any], dotted: str) -> None:
+def _warn_of_profile_change(before: Scenario, after: Scenario, values: dict[str, Any], dotted: str,
+                            gave_way: list[str]) -> None:
     """Warns when the new profile at ``dotted`` has a default that an option the scenario gives
     (not ``values``) overrides, naming each such option: the user sees that the new profile did
-    not bring it. An option that only repeated the old profile's default in a saved table is gone
-    by then (:func:`_forget_profile_defaults`), and one whose default the profiles share, or
-    whose value is the new default, changes nothing."""
+    not bring it; and when options of a saved table gave way to the new profile's defaults
+    (``gave_way``, :func:`_forget_profile_defaults`), naming each whose value that changes, old
+    and new: the file it was saved from may have given them on purpose, and keeps them. An option
+    whose default the profiles share, or whose value is the new default, changes nothing."""
     table = dotted.rpartition(".")[0]
     try:
         old, new = _get_dotted(before.resolved, table), _get_dotted(after.resolved, table)
@@ -1219,9 +1232,25 @@ def _warn_of_kept_options(before: Scenario, after: Scenario, values: dict[str, A
         if _UNKNOWN not in (was, now) and was != now and now != value:
             shown = "unset" if now is None else toml_inline(now)
             kept.append(f"{key} = {toml_inline(value)} (its default: {shown})")
+    took = []
+    for key in gave_way:
+        was, now = _value_at(old, key), _value_at(new, key)
+        if was != now:
+            took.append(f"{key} ({_shown(was)} -> {_shown(now)})")
+    said = []
     if kept:
-        _warn(dotted, f"{new['profile']!r} keeps the values the scenario gives: {', '.join(kept)}; leave those "
-                      f"options out of the file, or set them, to take the defaults of {new['profile']!r}")
+        said.append(f"{new['profile']!r} keeps the values the scenario gives: {', '.join(kept)}; leave those "
+                    f"options out of the file, or set them, to take the defaults of {new['profile']!r}")
+    if took:
+        said.append(f"{'it' if kept else repr(new['profile'])} takes its defaults for {', '.join(took)}, which the "
+                    f"saved scenario gives at those of {old['profile']!r}: set them to keep their values")
+    if said:
+        _warn(dotted, "; ".join(said))
+
+
+def _shown(v: Any) -> str:
+    """A resolved value as TOML writes it inline; 'unset' for None."""
+    return "unset" if v is None else toml_inline(v)
 
 
 def _value_at(table: dict[str, Any], key: str) -> Any:
