@@ -231,10 +231,12 @@ def test_a_new_profile_on_a_saved_scenario_brings_its_defaults(old, path, profil
     # profile: nothing changed (or the new profile refused them). The oracle is the scenario as
     # written with the new profile from the start, which a saved one must resolve to.
     saved = _saved(old)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")   # every option the saved table gives is a default here
+    with pytest.warns(aqmlab.AqmlabWarning) as caught:
         changed = saved.with_values({path: profile})
     assert changed.resolved == Scenario.load("pie-base").with_values({**old, path: profile}).resolved
+    # Every option the saved table gives is a default here: none is kept, and the ones that give
+    # way are named.
+    assert [str(w.message).partition(" takes its defaults for ")[0] for w in caught] == [f"{path}: '{profile}'"]
 
 
 def test_a_new_profile_on_a_saved_scenario_keeps_and_names_the_options_set():
@@ -245,20 +247,84 @@ def test_a_new_profile_on_a_saved_scenario_keeps_and_names_the_options_set():
     own = {"bottleneck.queue.target": "10ms", "bottleneck.queue.ecn": True, "bottleneck.queue.limit": "300KB"}
     with pytest.warns(aqmlab.AqmlabWarning) as caught:
         changed = _saved(own).with_values({"bottleneck.queue.profile": "ns3"})
-    assert [str(w.message) for w in caught] == [
+    assert [str(w.message).partition("; it takes its defaults for ")[0] for w in caught] == [
         "bottleneck.queue.profile: 'ns3' keeps the values the scenario gives: limit = \"300000B\" (its default: "
         "\"25p\"), target = \"10ms\" (its default: \"15ms\"); leave those options out of the file, or set them, "
         "to take the defaults of 'ns3'"]
+    # The paper's other defaults, written out, give way to ns-3's, named (tupdate: 30 ms -> 15 ms).
+    assert 'tupdate ("30ms" -> "15ms")' in str(caught[0].message)
     assert changed.resolved == Scenario.load("pie-base").with_values(
         {**own, "bottleneck.queue.profile": "ns3"}).resolved
+
+
+def test_an_option_set_by_an_earlier_edit_outlasts_a_new_profile_on_a_saved_scenario():
+    # Once the second call took the target the first had set (20 ms, the paper's default) for the
+    # old profile's default and gave it Linux's 15 ms: chained edits resolve as one edit does.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # named below
+        one = _saved({}).with_values({"bottleneck.queue.target": "20ms", "bottleneck.queue.profile": "linux"})
+    with pytest.warns(aqmlab.AqmlabWarning, match=r"'linux' keeps the values the scenario gives: target = \"20ms\""):
+        two = _saved({}).with_values({"bottleneck.queue.target": "20ms"}).with_values({"bottleneck.queue.profile": "linux"})
+    assert two.resolved == one.resolved
+    assert (two.resolved["bottleneck"]["queue"]["target"], two.resolved["bottleneck"]["queue"]["tupdate"]) == ("20ms", "15ms")
+    assert two.edits == {"bottleneck.queue.target", "bottleneck.queue.profile"}
+
+
+@pytest.mark.parametrize("codel, old, new, warned", [
+    ({"target": "10ms"}, "linux", "ns3", []),
+    ({"target": "10ms"}, "ns3", "linux", []),
+    # ns-3's CoDel reads an MTU that Linux's leaves unset: kept, and named as the leaf it is.
+    ({"target": "10ms", "mtu": "9000B"}, "ns3", "linux", ['codel.mtu = "9000B" (its default: unset)']),
+])
+def test_a_new_profile_on_a_saved_scenario_reaches_into_nested_queue_tables(codel, old, new, warned):
+    # Once a nested table (FQ-CoDel's codel) was kept whole when any option in it was not a
+    # default, its own profile included: the saved copy resolved to an ns-3 FQ-CoDel whose CoDel
+    # kept Linux's arithmetic (codel.profile = "linux"), where the file it was saved from gives
+    # codel.profile = "ns3"; and the warning named the whole inline table. The oracle is the
+    # original file with the same edit.
+    written = copy.deepcopy(Scenario.load("pie-base").given)
+    written["bottleneck"]["queue"] = {"type": "fq_codel", "profile": old, "codel": codel}
+    edit = {"bottleneck.queue.profile": new}
+    caught = {}
+    for form, data in (("file", written), ("saved", Scenario.from_dict(written).resolved)):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            caught[form] = (Scenario.from_dict(data).with_values(edit).resolved, [str(x.message) for x in w])
+    assert caught["saved"][0] == caught["file"][0]
+    assert caught["saved"][0]["bottleneck"]["queue"]["codel"]["profile"] == new
+    for form in caught:
+        assert [m.partition(" keeps the values the scenario gives: ")[2].partition(";")[0]
+                for m in caught[form][1] if " keeps the values " in m] == warned, form
+    # The saved form's inner profile gave way, and the warning says so.
+    assert f'codel.profile ("{old}" -> "{new}")' in " ".join(caught["saved"][1])
+
+
+def test_options_a_saved_scenario_gives_way_are_named_with_their_old_and_new_values():
+    # Once silent: a file giving target = "20ms" and cc = "newreno" on purpose (the old profiles'
+    # defaults) keeps them under Linux's profiles and warns; its saved scenario.toml cannot say
+    # they were chosen and took Linux's 15 ms and CUBIC, unannounced. Now the warning names them,
+    # so that the user can pin them with --set.
+    file = Scenario.load("pie-base", {"flows[0].cc": "newreno", "bottleneck.queue.target": "20ms"})
+    edit = {"flows[0].profile": "linux", "bottleneck.queue.profile": "linux"}
+    with pytest.warns(aqmlab.AqmlabWarning) as caught:
+        Scenario.from_dict(file.resolved).with_values(edit)
+    took = [str(w.message).partition(" takes its defaults for ") for w in caught]
+    assert [head for head, _, _ in took] == ["flows[0].profile: 'linux'", "bottleneck.queue.profile: 'linux'"]
+    assert took[0][2].startswith('cc ("newreno" -> "cubic"), ')
+    assert took[1][2].startswith('target ("20ms" -> "15ms"), tupdate ("30ms" -> "15ms"), ')
+    assert took[0][2].endswith("which the saved scenario gives at those of 'ns2-sack': set them to keep their values")
+    assert took[1][2].endswith("which the saved scenario gives at those of 'paper': set them to keep their values")
 
 
 def test_a_profile_that_sets_its_defaults_or_stays_is_not_warned():
     # pytest turns warnings into errors (pyproject.toml): these must emit none.
     Scenario.load("pie-base").with_values({"flows[0].profile": "linux", "bottleneck.queue.profile": "rfc"})
     Scenario.from_dict(Scenario.load("pie-base").resolved).with_values({"flows[0].profile": "ns2-sack"})
-    # The option given beside the profile is the user's own choice of the moment: not warned.
-    _saved({}).with_values({"bottleneck.queue.profile": "linux", "bottleneck.queue.target": "20ms"})
+    # The option given beside the profile is the user's own choice of the moment: not warned (the
+    # saved options that give way are, as such).
+    with pytest.warns(aqmlab.AqmlabWarning) as caught:
+        _saved({}).with_values({"bottleneck.queue.profile": "linux", "bottleneck.queue.target": "20ms"})
+    assert [str(w.message) for w in caught if "target" in str(w.message) or " keeps " in str(w.message)] == []
 
 
 @pytest.mark.parametrize("value, suggested", [(5, "5Mbps"), (10.5, "10.5Mbps"), (10_000_000, "10000000bps")])

@@ -30,7 +30,8 @@ from .outdir import OutputKind, check_output  # noqa: E402
 SET_HELP = ("override a field by dotted path, e.g. --set bottleneck.rate=20Mbps --set 'flows[0].count=50' "
             "(repeatable), as the file saying it would: a table the file leaves out starts from its default; a new "
             "profile brings its defaults under the options written or set (in a saved scenario.toml, which writes them "
-            "all, those at the old profile's defaults give way; a warning names the options it keeps); a flow's rtt stays the round trip, so a new "
+            "all, those at the old profile's defaults give way; a warning names the options it keeps, and those that gave way "
+            "with their old and new values, to pin with --set); a flow's rtt stays the round trip, so a new "
             "bottleneck.delay changes its access delay; rtt and access_delay each replace the other; the file is checked "
             "as edited (errors and warnings are the edited scenario's)")
 

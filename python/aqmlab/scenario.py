@@ -41,6 +41,7 @@ import json
 import re
 import tomllib
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -957,19 +958,29 @@ def _enter_written(data: dict[str, Any], parts: list[str]) -> tuple[Json, type |
     return node, _table_class(kind, node)
 
 
-def with_values(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+def with_values(data: dict[str, Any], values: dict[str, Any], keep: Iterable[str] = ()) -> dict[str, Any]:
     """A copy of a scenario as written (a file's table) with fields replaced by dotted path, as
     the file saying them would be. A table the scenario leaves out starts as its default, not
     empty (``bottleneck.reverse_queue.limit`` keeps the drop-tail type), and a value for one of
     two ways of giving one quantity (a flow's ``rtt`` or ``access_delay``) replaces the other,
     unless ``values`` gives both. A new profile for a table that gives every option (a saved
     scenario.toml's do) first drops the options at the old profile's defaults (see
-    :func:`_forget_profile_defaults`)."""
+    :func:`_forget_profile_defaults`), but for those ``values`` sets and those named in ``keep``:
+    the options set explicitly before (a sweep's ``[set]``, an earlier edit), which are chosen
+    however they compare with a default (:attr:`Scenario.edits`)."""
+    return _edit(data, values, keep)[0]
+
+
+def _edit(data: dict[str, Any], values: dict[str, Any], keep: Iterable[str]) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """:func:`with_values`, and for each new profile's table the options (dotted below it) that
+    gave way to its defaults."""
     out = copy.deepcopy(data)
+    chosen = frozenset(keep) | frozenset(values)
+    gave_way: dict[str, list[str]] = {}
     for dotted, value in values.items():
         table, _, key = dotted.rpartition(".")
         if key == "profile":
-            out = _forget_profile_defaults(out, table, value, values)
+            out, gave_way[table] = _forget_profile_defaults(out, table, value, chosen)
     for dotted, value in values.items():
         holder, cls = _enter_written(out, _path_parts(dotted))
         set_dotted(out, dotted, value)
@@ -979,7 +990,7 @@ def with_values(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
             for other in pair:
                 if other != key and f"{parent}.{other}" not in values:
                     holder.pop(other, None)
-    return out
+    return out, gave_way
 
 
 def _resolved_quietly(data: dict[str, Any]) -> dict[str, Any]:
@@ -990,46 +1001,97 @@ def _resolved_quietly(data: dict[str, Any]) -> dict[str, Any]:
         return Scenario.from_dict(data).resolved
 
 
-# The keys of a table that name what it is rather than set an option of it.
-_TABLE_KEYS = ("type", "profile")
+def _chosen(dotted: str, chosen: frozenset[str]) -> bool:
+    """Whether the option at ``dotted`` was set explicitly: it, or a table holding it, is in
+    ``chosen``."""
+    return any(dotted == c or dotted.startswith((c + ".", c + "[")) for c in chosen)
 
 
 def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
-                             values: dict[str, Any]) -> dict[str, Any]:
+                             chosen: frozenset[str]) -> tuple[dict[str, Any], list[str]]:
     """``data`` with the options of ``table`` that only repeat its old profile's defaults left
     out, when ``profile`` replaces that profile and the table gives every option its resolution
     holds. A saved scenario.toml writes every option out, so it cannot say which ones the user
     chose: an option whose absence resolves the scenario the same was the old profile's default
     (or one the user gave at that value), and the new profile's default takes its place; the
-    others stay. A table that leaves options out says what it chose, and is kept whole."""
+    others stay, and so do those in ``chosen`` (set explicitly, by this edit or an earlier one). A
+    table that leaves options out says what it chose, and is kept whole. A nested table (FQ-CoDel's
+    ``codel``, FQ-PIE's ``pie``) is taken option by option the same way, its own ``profile``
+    among them: one that repeats the outer profile gives way to the new one. Returns the
+    options (dotted below ``table``) left out as well."""
     try:
         resolved = _resolved_quietly(data)
         written, full = _get_dotted(data, table), _get_dotted(resolved, table)
     except (ScenarioError, LookupError, TypeError):
-        return data   # a wrong scenario or path: resolving the edit says so, naming it
-    if (not isinstance(written, dict) or not isinstance(full, dict) or written.get("profile") in (None, profile)
-            or not full.keys() <= written.keys()):
-        return data
+        return data, []   # a wrong scenario or path: resolving the edit says so, naming it
+    if not isinstance(written, dict) or written.get("profile") in (None, profile):
+        return data, []
+    dropped = []
     # One option at a time, each against the table left so far: two options may each be
     # implied by the other, but not both dropped.
-    for key in [k for k in written if k not in _TABLE_KEYS and f"{table}.{k}" not in values]:
+    for key in _given_options(written, full, top=True):
+        path = f"{table}.{key}"
+        if _chosen(path, chosen):
+            continue
         trial = copy.deepcopy(data)
-        del _get_dotted(trial, table)[key]
+        _pop_dotted(trial, path)
         try:
             if _resolved_quietly(trial) == resolved:
                 data = trial
+                dropped.append(key)
         except ScenarioError:
             pass   # a required option (a flow's access_delay): it stays
-    return data
+    return data, dropped
+
+
+def _given_options(written: Json, full: Json, top: bool) -> list[str]:
+    """The options (dotted below the table) of a table that gives every option its resolution
+    ``full`` holds, nested tables entered likewise (a nested table that leaves some out, or a
+    table that is not a table of options, gives none); ``type``, and the profile of the table
+    itself at the top, are not options."""
+    if not isinstance(written, dict) or not isinstance(full, dict) or not full.keys() <= written.keys():
+        return []
+    out = []
+    for key, value in written.items():
+        if key == "type" or (top and key == "profile"):
+            continue
+        if isinstance(value, dict):
+            out += [f"{key}.{k}" for k in _given_options(value, full.get(key), top=False)]
+        else:
+            out.append(key)
+    return out
+
+
+def _leaves(written: Json, top: bool = True) -> list[str]:
+    """The options a table as written gives (dotted below it, nested tables entered; not its
+    ``type``, nor its own ``profile``, though a nested table's is)."""
+    if not isinstance(written, dict):
+        return []
+    out = []
+    for key, value in written.items():
+        if key == "type" or (top and key == "profile"):
+            continue
+        out += [f"{key}.{k}" for k in _leaves(value, top=False)] if isinstance(value, dict) else [key]
+    return out
+
+
+def _pop_dotted(data: Json, dotted: str) -> None:
+    """Removes the field at a dotted path of a scenario as written, if it is there."""
+    parent, _, key = dotted.rpartition(".")
+    holder = _get_dotted(data, parent)
+    if isinstance(holder, dict):
+        holder.pop(key, None)
 
 
 def _default_without(given: dict[str, Any], table: str, key: str) -> Any:
-    """What ``key`` of ``table`` resolves to when the scenario as written leaves it out (the
-    profile's default, given the table's other options); ``_UNKNOWN`` when it cannot go."""
+    """What ``key`` (dotted below ``table``) resolves to when the scenario as written leaves it
+    out (the profile's default, given the table's other options); ``_UNKNOWN`` when it cannot go."""
     trial = copy.deepcopy(given)
     try:
-        _get_dotted(trial, table).pop(key, None)
-        return _get_dotted(_resolved_quietly(trial), table).get(key)
+        _pop_dotted(trial, f"{table}.{key}")
+        return _get_dotted(_resolved_quietly(trial), f"{table}.{key}")
+    except KeyError:
+        return None   # left out of the resolved table: unset
     except (ScenarioError, LookupError, TypeError, AttributeError):
         return _UNKNOWN
 
@@ -1040,11 +1102,14 @@ _UNKNOWN = object()
 @dataclass(frozen=True)
 class Scenario:
     """A validated scenario: ``resolved`` (loadable, defaults written out) and ``sim_config``;
-    ``given`` is the scenario as written, which :meth:`with_values` edits."""
+    ``given`` is the scenario as written, which :meth:`with_values` edits; ``edits`` the dotted
+    paths set by the edits that made it (:meth:`edited`, :meth:`with_values`, chained), which a
+    later new profile never takes as its old profile's defaults."""
 
     resolved: dict[str, Any]
     sim_config: dict[str, Any]
     given: dict[str, Any] = dataclasses.field(compare=False, repr=False)
+    edits: frozenset[str] = dataclasses.field(default=frozenset(), compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Scenario:
@@ -1068,7 +1133,7 @@ class Scenario:
                     before = cls.from_dict(data)
             except ScenarioError:
                 pass
-        return _edited(data, values, before)
+        return _edited(data, values, before, frozenset())
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
@@ -1113,10 +1178,11 @@ class Scenario:
         saying them (see :func:`with_values`). A new TCP or queue profile fills in its own
         defaults, under the options given explicitly (in a saved table, which gives them all, the
         ones at the old profile's defaults give way); a warning names each option of the scenario
-        that a new profile keeps against a default of its own;
+        that a new profile keeps against a default of its own, and each saved one that gave way whose
+        value changes; options set by earlier edits (:attr:`edits`) are kept as chosen;
         a new bottleneck delay keeps each flow's `rtt`, the round trip, and changes its access
         delay."""
-        return _edited(self.given, values, self)
+        return _edited(self.given, values, self, self.edits)
 
     def to_toml(self) -> str:
         import tomli_w
@@ -1127,23 +1193,28 @@ class Scenario:
         return json.dumps(self.sim_config)
 
 
-def _edited(given: dict[str, Any], values: dict[str, Any], before: Scenario | None) -> Scenario:
+def _edited(given: dict[str, Any], values: dict[str, Any], before: Scenario | None,
+            edits: frozenset[str]) -> Scenario:
     """``given`` edited by ``values`` and resolved; a new profile's kept options are warned about
-    against ``before``, the unedited scenario (None: it does not resolve, nothing to compare)."""
-    changed = Scenario.from_dict(with_values(given, values))
+    against ``before``, the unedited scenario (None: it does not resolve, nothing to compare).
+    ``edits``: the paths set by the edits before, kept as chosen, and recorded with ``values``'."""
+    out, gave_way = _edit(given, values, edits)
+    changed = dataclasses.replace(Scenario.from_dict(out), edits=edits | frozenset(values))
     if before is not None:
         for dotted in values:
             if dotted.rpartition(".")[2] == "profile":
-                _warn_of_kept_options(before, changed, values, dotted)
+                _warn_of_profile_change(before, changed, values, dotted, gave_way.get(dotted.rpartition(".")[0], []))
     return changed
 
 
-def _warn_of_kept_options(before: Scenario, after: Scenario, values: dict[str, Any], dotted: str) -> None:
+def _warn_of_profile_change(before: Scenario, after: Scenario, values: dict[str, Any], dotted: str,
+                            gave_way: list[str]) -> None:
     """Warns when the new profile at ``dotted`` has a default that an option the scenario gives
     (not ``values``) overrides, naming each such option: the user sees that the new profile did
-    not bring it. An option that only repeated the old profile's default in a saved table is gone
-    by then (:func:`_forget_profile_defaults`), and one whose default the profiles share, or
-    whose value is the new default, changes nothing."""
+    not bring it; and when options of a saved table gave way to the new profile's defaults
+    (``gave_way``, :func:`_forget_profile_defaults`), naming each whose value that changes, old
+    and new: the file it was saved from may have given them on purpose, and keeps them. An option
+    whose default the profiles share, or whose value is the new default, changes nothing."""
     table = dotted.rpartition(".")[0]
     try:
         old, new = _get_dotted(before.resolved, table), _get_dotted(after.resolved, table)
@@ -1153,16 +1224,41 @@ def _warn_of_kept_options(before: Scenario, after: Scenario, values: dict[str, A
     if not isinstance(written, dict) or old.get("profile") == new.get("profile"):
         return
     kept = []
-    for key in written:
-        if key in _TABLE_KEYS or f"{table}.{key}" in values:
+    for key in _leaves(written):
+        if _chosen(f"{table}.{key}", frozenset(values)):
             continue
         was, now = _default_without(before.given, table, key), _default_without(after.given, table, key)
-        if _UNKNOWN not in (was, now) and was != now and now != new.get(key):
+        value = _value_at(new, key)
+        if _UNKNOWN not in (was, now) and was != now and now != value:
             shown = "unset" if now is None else toml_inline(now)
-            kept.append(f"{key} = {toml_inline(new.get(key))} (its default: {shown})")
+            kept.append(f"{key} = {toml_inline(value)} (its default: {shown})")
+    took = []
+    for key in gave_way:
+        was, now = _value_at(old, key), _value_at(new, key)
+        if was != now:
+            took.append(f"{key} ({_shown(was)} -> {_shown(now)})")
+    said = []
     if kept:
-        _warn(dotted, f"{new['profile']!r} keeps the values the scenario gives: {', '.join(kept)}; leave those "
-                      f"options out of the file, or set them, to take the defaults of {new['profile']!r}")
+        said.append(f"{new['profile']!r} keeps the values the scenario gives: {', '.join(kept)}; leave those "
+                    f"options out of the file, or set them, to take the defaults of {new['profile']!r}")
+    if took:
+        said.append(f"{'it' if kept else repr(new['profile'])} takes its defaults for {', '.join(took)}, which the "
+                    f"saved scenario gives at those of {old['profile']!r}: set them to keep their values")
+    if said:
+        _warn(dotted, "; ".join(said))
+
+
+def _shown(v: Any) -> str:
+    """A resolved value as TOML writes it inline; 'unset' for None."""
+    return "unset" if v is None else toml_inline(v)
+
+
+def _value_at(table: dict[str, Any], key: str) -> Any:
+    """The value at ``key`` (dotted) of a resolved table; None where it is unset."""
+    try:
+        return _get_dotted(table, key)
+    except (LookupError, TypeError):
+        return None
 
 
 def read_toml(path: Path, where: str = "") -> dict[str, Any]:

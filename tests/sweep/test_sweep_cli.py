@@ -104,7 +104,8 @@ def test_list_run_collect_and_plot(tmp_path, capsys):
 def test_a_profile_axis_warns_once_per_value_of_the_options_it_keeps(tmp_path, capsys):
     # Once silent: axis values and [set] edited the base without the warning of `aqmlab run --set`
     # when a new profile keeps an option the base gives (here an initial window of 4, against
-    # ns-3's and Linux's 10). A saved base's other options, ns-2's defaults, give way unannounced.
+    # ns-3's and Linux's 10). A saved base's other options, ns-2's defaults, give way, and the
+    # warning names those too (once unannounced).
     import copy
     import warnings
 
@@ -115,21 +116,25 @@ def test_a_profile_axis_warns_once_per_value_of_the_options_it_keeps(tmp_path, c
     (tmp_path / "saved.toml").write_text(Scenario.from_dict(SMALL_BASE).to_toml())
     (tmp_path / "saved-iw4.toml").write_text(Scenario.from_dict(iw4).to_toml())
     axes = {**SMALL["axes"], "flows[0].profile": ["linux", "ns3"]}
-    cases = [({"base": "saved-iw4.toml", "axes": axes}, 32, ["linux", "ns3"]),
-             ({"base": "saved-iw4.toml", "set": {"flows[0].profile": "ns3"}}, 16, ["ns3"]),
-             ({"base": iw4, "axes": axes}, 32, ["linux", "ns3"]),
-             ({"base": "saved.toml", "axes": axes}, 32, []),
-             ({"base": SMALL_BASE, "axes": axes}, 32, [])]
+    cases = [({"base": "saved-iw4.toml", "axes": axes}, 32, ["linux", "ns3"], ["linux", "ns3"]),
+             ({"base": "saved-iw4.toml", "set": {"flows[0].profile": "ns3"}}, 16, ["ns3"], ["ns3"]),
+             ({"base": iw4, "axes": axes}, 32, ["linux", "ns3"], []),
+             ({"base": "saved.toml", "axes": axes}, 32, [], ["linux", "ns3"]),
+             ({"base": SMALL_BASE, "axes": axes}, 32, [], [])]
     with warnings.catch_warnings():
         warnings.simplefilter("always", AqmlabWarning)  # shown each time: none is repeated per run
-        for edit, runs, warned in cases:
+        for edit, runs, warned, took in cases:
             path = write_sweep(tmp_path / "s.toml", sweep_dict(**edit))
             assert main([str(path), "-o", str(tmp_path / "store"), "--list"]) == 0
             out, err = capsys.readouterr()
             assert len(out.splitlines()) == runs
-            assert [line.partition(";")[0] for line in err.splitlines()] == [
+            lines = err.splitlines()
+            assert [line.partition(";")[0] for line in lines if " keeps the values " in line] == [
                 f"aqmlab: warning: flows[0].profile: '{p}' keeps the values the scenario gives: initial_cwnd = 4 "
                 "(its default: 10)" for p in warned], err
+            assert len(lines) == len(set(warned) | set(took)), err
+            assert [p for p in ("linux", "ns3") if any(line.startswith(f"aqmlab: warning: flows[0].profile: '{p}' ")
+                    and " takes its defaults for " in line and "prr (false -> true), " in line for line in lines)] == took, err
 
 
 def test_failed_runs_exit_1_and_are_listed(tmp_path, capsys, monkeypatch):

@@ -182,3 +182,28 @@ def test_an_axis_inside_a_set_value_edits_it():
     flows = [dict(f, count=2) if i == 0 else f for i, f in enumerate(SMALL_BASE["flows"])]
     sweep = Sweep.from_dict(sweep_dict(set={"flows": flows}, axes={"flows[0].count": [1, 3]}, zip=[]))
     assert sorted(r.scenario["flows"][0]["count"] for r in sweep.runs()) == [1, 1, 3, 3]
+
+
+def test_set_values_stay_at_a_profile_axis_point_of_a_saved_base(tmp_path):
+    # Once dropped at the linux point when the base was a saved scenario.toml: [set] went into the
+    # base as written, and the axis's new profile took its 20 ms / 30 ms (the paper's defaults) for
+    # the old profile's and replaced them with Linux's 15 ms / 15 ms. The oracle is the built-in
+    # base, whose file does not write them: [set] holds there.
+    import warnings
+
+    saved = tmp_path / "scenario.toml"
+    saved.write_text(Scenario.load("pie-base", {"duration": "3s", "warmup": "1s"}).to_toml())
+    got = {}
+    for base in (str(saved), "pie-base"):
+        sweep = {"base": base, "set": {"bottleneck.queue.target": "20ms", "bottleneck.queue.tupdate": "30ms",
+                                       "duration": "3s", "warmup": "1s"},
+                 "axes": {"bottleneck.queue.profile": ["paper", "linux"]}}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            runs = Sweep.from_dict(sweep).runs()
+        got[base] = [tuple(r.scenario["bottleneck"]["queue"][k] for k in ("profile", "target", "tupdate")) for r in runs]
+        # The linux point keeps both against Linux's defaults, and says so, from either base.
+        assert [str(w.message).partition(";")[0] for w in caught] == [
+            "bottleneck.queue.profile: 'linux' keeps the values the scenario gives: target = \"20ms\" (its default: "
+            "\"15ms\"), tupdate = \"30ms\" (its default: \"15ms\")"], base
+    assert got[str(saved)] == got["pie-base"] == [("paper", "20ms", "30ms"), ("linux", "20ms", "30ms")]

@@ -54,8 +54,8 @@ def _raw(args) -> dict:
     if args.seed is not None:
         values["seed"] = args.seed
     # Scenario.edited, as `aqmlab run --set`: a new profile on a saved table brings its defaults,
-    # a warning names the options of the file it keeps, and the warnings (and errors) are the
-    # edited scenario's, not the file's before --set changed it. Resolved here with or without
+    # a warning names the options of the file it keeps (and the saved ones that gave way), and the
+    # warnings (and errors) are the edited scenario's, not the file's before --set changed it. Resolved here with or without
     # --set, so that the scenario is checked (and warned about) before the privileges are.
     return Scenario.edited(raw, values).given
 

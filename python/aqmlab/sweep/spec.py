@@ -303,14 +303,17 @@ class Sweep:
         return specs
 
     def scenario(self, values: dict) -> Scenario:
-        """The base with ``values`` ({dotted path: value}) set, validated."""
-        return Scenario.from_dict(with_values(self.base_data, values))
+        """The base with ``values`` ({dotted path: value}) set, validated. The options ``[set]``
+        gave stay as set under a new profile on a saved base, however they compare with the old
+        profile's defaults (:attr:`Scenario.edits`), as they do in ``aqmlab run --set``."""
+        return Scenario.from_dict(with_values(self.base_data, values, keep=self.base.edits))
 
     def _check_values(self) -> None:
         """Each group's values against the base, index by index, so the error names the axis and
         the value rather than a combination. The fields of a zip group go in together: they are
         linked (RED's min_th and max_th, say) and may be valid only as a pair. A new profile that
-        keeps options of the base is warned about here, once per value, as `aqmlab run --set` does."""
+        keeps options of the base, or replaces those of a saved one, is warned about here, once per
+        value, as `aqmlab run --set` does."""
         for g in self.groups:
             paths = [path for path, _ in g]
             for i in range(len(g[0][1])):
