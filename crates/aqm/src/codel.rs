@@ -547,6 +547,27 @@ mod tests {
         assert_eq!((sq.aqm.ldelay, sq.aqm.first_above_time), (2 * NS_PER_MS, 0));
     }
 
+    #[test]
+    fn an_empty_queue_ends_or_keeps_the_state_by_phase() {
+        // codel_dequeue (codel_impl.h) and RFC 8289 §5.5 on finding the queue empty: after the
+        // drop loop emptied it, the dropping state ends; after the entry drop emptied it, the
+        // state stays (only first_above_time is forgotten); on a plain dequeue it ends, and the
+        // RFC forgets first_above_time where Linux keeps it.
+        for (profile, phase, dropping, first_above) in [
+            (CoDelProfile::Rfc, Phase::InDropLoop, false, 0),
+            (CoDelProfile::Rfc, Phase::AfterEntryDrop, true, 0),
+            (CoDelProfile::Rfc, Phase::Normal, false, 0),
+            (CoDelProfile::Linux, Phase::Normal, false, 777),
+        ] {
+            let cfg = CoDelConfig { profile: Some(profile), ..Default::default() };
+            let Qdisc::CoDel(mut sq) = QdiscConfig::CoDel(cfg).build(LINK, Rng::from_seed(1)) else { unreachable!() };
+            let c = &mut sq.aqm;
+            (c.dropping, c.phase, c.first_above_time) = (true, phase, 777);
+            c.on_empty(0);
+            assert_eq!((c.dropping, c.first_above_time, c.phase), (dropping, first_above, Phase::Normal), "{profile:?} {phase:?}");
+        }
+    }
+
     /// A CoDel table from JSON, 20 packets of `len` bytes queued at t = 0.
     fn loaded_json(json: &str, len: u32, ect: bool) -> Qdisc {
         let cfg: QdiscConfig = serde_json::from_str(json).unwrap();
