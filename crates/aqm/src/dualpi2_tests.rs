@@ -235,6 +235,16 @@ fn no_coupled_signal_below_two_mtu() {
     let p = q.dequeue(0, &mut out).unwrap();
     assert_eq!(p.id, 2);
     assert_eq!(out.iter().map(|a| (a.pkt.id, a.kind)).collect::<Vec<_>>(), vec![(1, ActionKind::Drop(DropReason::Dequeue))]);
+    // The bound is twice the MTU, not an MTU and a little: of three 1000-B packets the first
+    // leaves 2000 B, under 3000 B, and passes.
+    let mut q = build(r#"{"type":"dualpi2"}"#);
+    q.prob = MAX_PROB;
+    out.clear();
+    for id in 1..=3 {
+        q.enqueue(0, Pkt::new(id, 1000, 0), &mut out);
+    }
+    assert_eq!(q.dequeue(0, &mut out).map(|p| p.id), Some(1));
+    assert!(out.is_empty());
 }
 
 #[test]
@@ -282,6 +292,16 @@ fn rfc_ramp_and_recur_by_hand() {
         q.enqueue(0, pkt(i, Ecn::Ect1), &mut out);
         assert_eq!(q.dequeue(5 * NS_PER_MS, &mut out).unwrap().ecn, Ecn::Ect1);
     }
+}
+
+#[test]
+fn the_linux_ranges_include_their_ends() {
+    // k = 1 is a coupling sch_dualpi2 takes (a u8 from 1), and 4.294967295 s the longest time
+    // its u32 nanoseconds hold; one nanosecond more is refused (bad_parameters_are_named).
+    let q = build(r#"{"type":"dualpi2","coupling":1,"tupdate":4294967295}"#);
+    assert_eq!((q.k, q.tupdate), (1.0, 4_294_967_295));
+    let c: QdiscConfig = serde_json::from_str(r#"{"type":"dualpi2","tupdate":4294967296}"#).unwrap();
+    assert!(c.resolve().is_err());
 }
 
 #[test]
