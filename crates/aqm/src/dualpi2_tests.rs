@@ -305,6 +305,21 @@ fn the_linux_ranges_include_their_ends() {
 }
 
 #[test]
+fn overload_is_strictly_above_certainty() {
+    // sch_dualpi2: `overload = k·p > MAX_PROB`. With k = 1 and p = MAX_PROB the L queue's
+    // probability is exactly 1, not over it: an ECT(1) packet is marked, as always at p = 1,
+    // where overload (drop_overload on) would drop it.
+    let mut q = build(r#"{"type":"dualpi2","coupling":1}"#);
+    q.prob = MAX_PROB;
+    let mut out = Vec::new();
+    for id in 1..=3 {
+        q.enqueue(0, pkt(id, Ecn::Ect1), &mut out);
+    }
+    assert_eq!(q.dequeue(0, &mut out).map(|p| p.id), Some(1));
+    assert_eq!(out.iter().map(|a| (a.pkt.id, a.kind)).collect::<Vec<_>>(), vec![(1, ActionKind::Mark)]);
+}
+
+#[test]
 fn bad_parameters_are_named() {
     let bad = [
         (r#"{"type":"dualpi2","coupling":0}"#, "coupling: 0 is outside the accepted range (0, 255]"),
