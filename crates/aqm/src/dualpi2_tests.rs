@@ -317,6 +317,17 @@ fn overload_is_strictly_above_certainty() {
     }
     assert_eq!(q.dequeue(0, &mut out).map(|p| p.id), Some(1));
     assert_eq!(out.iter().map(|a| (a.pkt.id, a.kind)).collect::<Vec<_>>(), vec![(1, ActionKind::Mark)]);
+    // A Not-ECT packet the DSCP puts in the L queue cannot be marked: the same signal drops it
+    // (sch_dualpi2 must_drop), and the dequeue goes on to the next.
+    let mut q = build(r#"{"type":"dualpi2","coupling":1,"l_dscp":[46]}"#);
+    q.prob = MAX_PROB;
+    out.clear();
+    for id in 1..=3 {
+        q.enqueue(0, Pkt { dscp: 46, ..pkt(id, Ecn::NotEct) }, &mut out);
+    }
+    assert_eq!(q.l.backlog().packets, 3);
+    assert_eq!(q.dequeue(0, &mut out).map(|p| p.id), Some(2));
+    assert_eq!(out.iter().map(|a| (a.pkt.id, a.kind)).collect::<Vec<_>>(), vec![(1, ActionKind::Drop(DropReason::Dequeue))]);
 }
 
 #[test]
