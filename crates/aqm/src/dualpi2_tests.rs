@@ -369,6 +369,19 @@ fn rfc_judgements_follow_appendix_a() {
 }
 
 #[test]
+fn linux_steps_under_one_unit_leave_p_alone() {
+    // sch_dualpi2 adds delta >> 6 with wrap-around tests `new < p` / `new > p`: a delta of
+    // ±44 (one nanosecond of error at alpha 44, no trend) shifts to 0, so p stays put; it is
+    // neither saturated to 1 nor floored to 0, which `<=` / `>=` would do.
+    let mut q = build(r#"{"type":"dualpi2"}"#);
+    for qdelay in [q.target + 1, q.target - 1] {
+        (q.prob, q.last_qdelay) = (1_000_000, qdelay);
+        q.update_linux(qdelay);
+        assert_eq!(q.prob, 1_000_000, "qdelay {qdelay}");
+    }
+}
+
+#[test]
 fn bad_parameters_are_named() {
     let bad = [
         (r#"{"type":"dualpi2","coupling":0}"#, "coupling: 0 is outside the accepted range (0, 255]"),
