@@ -382,6 +382,24 @@ fn linux_steps_under_one_unit_leave_p_alone() {
 }
 
 #[test]
+fn drop_early_marks_on_arrival() {
+    // sch_dualpi2 with drop_early: must_drop runs at enqueue. At p = 1, with two MTUs queued
+    // ahead, an ECT(1) arrival is marked CE there and queued; a Not-ECT one is dropped.
+    let mut q = build(r#"{"type":"dualpi2","drop_early":true,"coupling":1}"#);
+    q.prob = MAX_PROB;
+    let mut out = Vec::new();
+    for id in 1..=2 {
+        assert!(q.enqueue(0, pkt(id, Ecn::Ect1), &mut out));
+    }
+    out.clear();
+    assert!(q.enqueue(0, pkt(3, Ecn::Ect1), &mut out));
+    assert_eq!(out.iter().map(|a| (a.pkt.id, a.kind, a.pkt.ecn)).collect::<Vec<_>>(), vec![(3, ActionKind::Mark, Ecn::Ce)]);
+    out.clear();
+    assert!(!q.enqueue(0, pkt(4, Ecn::NotEct), &mut out));
+    assert_eq!(out.iter().map(|a| (a.pkt.id, a.kind)).collect::<Vec<_>>(), vec![(4, ActionKind::Drop(DropReason::Early))]);
+}
+
+#[test]
 fn bad_parameters_are_named() {
     let bad = [
         (r#"{"type":"dualpi2","coupling":0}"#, "coupling: 0 is outside the accepted range (0, 255]"),
