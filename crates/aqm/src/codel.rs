@@ -404,6 +404,15 @@ mod tests {
         deq(&mut q, 210, &mut out);
         deq(&mut q, 420, &mut out);
         assert_eq!((count(&out, ActionKind::Mark), out.len()), (2, 2));
+        // ECN off, the same ECN-capable packets are dropped, at entry and in the drop loop: the
+        // four drops of the Not-ECT schedule (basic_drop_schedule_rfc_and_linux, Linux).
+        let mut q = loaded(CoDelProfile::Linux, false, true);
+        out.clear();
+        deq(&mut q, 10, &mut out);
+        deq(&mut q, 210, &mut out);
+        deq(&mut q, 210, &mut out);
+        deq(&mut q, 420, &mut out);
+        assert_eq!((count(&out, ActionKind::Mark), count(&out, ActionKind::Drop(DropReason::Dequeue))), (0, 4));
         // Not-ECT packets with ECN on are dropped as usual.
         let mut q = loaded(CoDelProfile::Linux, true, false);
         out.clear();
@@ -451,6 +460,9 @@ mod tests {
             q.enqueue(0, p, &mut out);
         }
         deq(&mut q, 1, &mut out);
+        assert!(out.is_empty());
+        // At exactly the threshold, no mark (Linux: `codel_time_after(ldelay, ce_threshold)`).
+        deq(&mut q, 2, &mut out);
         assert!(out.is_empty());
         deq(&mut q, 3, &mut out);
         assert_eq!(count(&out, ActionKind::Mark), 1);
