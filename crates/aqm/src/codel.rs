@@ -499,7 +499,9 @@ mod tests {
         // gives drops at 110 (entry, count 1), 210, 281, 339 and 389 ms (count 5), drop_next then
         // 389 + ... = 433.17 ms; draining the queue at 390 ms ends the state with count 5 and
         // lastcount 1. Refilled at `refill` ms, the state is entered again 210 ms later.
-        for (refill, resumed, next_in_ms) in [(400, 4, 50.0), (2_000, 1, 100.0)] {
+        // (A third case, 876 ms after: still recent, and a sum in place of the difference would
+        // have made it 1,744 ms, not recent.)
+        for (refill, resumed, next_in_ms) in [(400, 4, 50.0), (2_000, 1, 100.0), (1_100, 4, 50.0)] {
             let mut q = QdiscConfig::CoDel(CoDelConfig::default()).build(LINK, Rng::from_seed(1));
             let mut out = Vec::new();
             for i in 0..1000 {
@@ -525,6 +527,31 @@ mod tests {
             let want = (refill + 210) as f64 + next_in_ms;
             assert!((sq.aqm.drop_next_s() * 1e3 - want).abs() < 1e-3, "refill at {refill} ms: {}", sq.aqm.drop_next_s());
         }
+    }
+
+    #[test]
+    fn exactly_16_intervals_after_drop_next_is_not_recent() {
+        // RFC 8289 §5.4: `now - drop_next < 16 * interval`, strict. As in the test above, the
+        // state ends with drop_next at 433.17 ms, count 5 and lastcount 1; refilled so that the
+        // state is entered again at drop_next + 1.6 s to the nanosecond, it starts from 1.
+        let mut q = QdiscConfig::CoDel(CoDelConfig::default()).build(LINK, Rng::from_seed(1));
+        let mut out = Vec::new();
+        for i in 0..1000 {
+            q.enqueue(0, Pkt::new(i, 1000, 0), &mut out);
+        }
+        for ms in (10..=10).chain(100..=389) {
+            deq(&mut q, ms, &mut out);
+        }
+        while deq(&mut q, 390, &mut out) {}
+        let Qdisc::CoDel(sq) = &q else { unreachable!() };
+        let enter = sq.aqm.drop_next + 1_600 * NS_PER_MS;
+        for i in 0..1000 {
+            q.enqueue(enter - 210 * NS_PER_MS, Pkt::new(i, 1000, 0), &mut out);
+        }
+        q.dequeue(enter - 200 * NS_PER_MS, &mut out);
+        q.dequeue(enter, &mut out);
+        let Qdisc::CoDel(sq) = &q else { unreachable!() };
+        assert!(sq.aqm.dropping() && sq.aqm.count == 1, "count {}", sq.aqm.count);
     }
 
     #[test]

@@ -363,6 +363,7 @@ fn rfc_judgements_follow_appendix_a() {
     // The native ramp: 0 up to step_thresh (800 us), 1 from step_thresh + ramp_range (1.2 ms),
     // linear between; the sojourn is the dequeue time less the enqueue time.
     assert_eq!((q.native(800 * NS_PER_US), q.native(1_000 * NS_PER_US), q.native(1_200 * NS_PER_US)), (0.0, 0.5, 1.0));
+    assert_eq!(q.native(2 * NS_PER_MS), 1.0);
     q.p_prime = 0.0;
     let late = Pkt { enqueued_at: 10 * NS_PER_MS, ..pkt(1, Ecn::Ect1) };
     assert_eq!(q.judge(10 * NS_PER_MS + 500 * NS_PER_US, &late, true, true), Verdict::Accept);
