@@ -428,9 +428,7 @@ mod tests {
         // + 100/√3 = 338.45, + 100/√4 = 388.45, + 100/√5 = 433.17, + 100/√6 = 473.99 ms.
         let mut q = QdiscConfig::CoDel(CoDelConfig::default()).build(LINK, Rng::from_seed(1));
         let mut out = Vec::new();
-        for i in 0..1000 {
-            q.enqueue(0, Pkt::new(i, 1000, 0), &mut out);
-        }
+        fill(&mut q, 0, &mut out);
         let mut drop_times = Vec::new();
         for ms in 10..=480 {
             if ms > 10 && ms < 100 {
@@ -491,33 +489,42 @@ mod tests {
         assert!(!sq.aqm.dropping() && q.backlog().packets == 1);
     }
 
+    /// 1000 packets of 1000 B enqueued at `at_ns`.
+    fn fill(q: &mut Qdisc, at_ns: Nanos, out: &mut Vec<Action>) {
+        for i in 0..1000 {
+            q.enqueue(at_ns, Pkt::new(i, 1000, 0), out);
+        }
+    }
+
+    /// An RFC CoDel through the schedule of interval_over_sqrt_count_schedule up to its fifth
+    /// drop (110 ms at entry, count 1, then 210, 281, 339 and 389 ms, count 5; drop_next then
+    /// 433.17 ms), its queue then drained at 390 ms, which ends the dropping state with count 5
+    /// and lastcount 1; with the actions so far.
+    fn after_five_drops() -> (Qdisc, Vec<Action>) {
+        let mut q = QdiscConfig::CoDel(CoDelConfig::default()).build(LINK, Rng::from_seed(1));
+        let mut out = Vec::new();
+        fill(&mut q, 0, &mut out);
+        for ms in (10..=10).chain(100..=389) {
+            deq(&mut q, ms, &mut out);
+        }
+        while deq(&mut q, 390, &mut out) {}
+        (q, out)
+    }
+
     #[test]
     fn a_dropping_state_resumes_its_rate_only_within_16_intervals() {
         // RFC 8289 §5.4 (codel_dequeue in Linux): entering the dropping state less than 16
         // intervals after the last drop_next, with count - lastcount > 1, resumes at that
-        // difference; later, it starts again from 1. The schedule of interval_over_sqrt_count
-        // gives drops at 110 (entry, count 1), 210, 281, 339 and 389 ms (count 5), drop_next then
-        // 389 + ... = 433.17 ms; draining the queue at 390 ms ends the state with count 5 and
-        // lastcount 1. Refilled at `refill` ms, the state is entered again 210 ms later.
-        // (A third case, 876 ms after: still recent, and a sum in place of the difference would
-        // have made it 1,744 ms, not recent.)
+        // difference; later, it starts again from 1. Refilled at `refill` ms after five drops,
+        // the state is entered again 210 ms later. (A third case, 876 ms after: still recent,
+        // and a sum in place of the difference would have made it 1,744 ms, not recent.)
         for (refill, resumed, next_in_ms) in [(400, 4, 50.0), (2_000, 1, 100.0), (1_100, 4, 50.0)] {
-            let mut q = QdiscConfig::CoDel(CoDelConfig::default()).build(LINK, Rng::from_seed(1));
-            let mut out = Vec::new();
-            for i in 0..1000 {
-                q.enqueue(0, Pkt::new(i, 1000, 0), &mut out);
-            }
-            for ms in (10..=10).chain(100..=389) {
-                deq(&mut q, ms, &mut out);
-            }
+            let (mut q, mut out) = after_five_drops();
             assert_eq!(count(&out, ActionKind::Drop(DropReason::Dequeue)), 5);
-            while deq(&mut q, 390, &mut out) {}
             let Qdisc::CoDel(sq) = &q else { unreachable!() };
             assert!(!sq.aqm.dropping() && (sq.aqm.count, sq.aqm.lastcount) == (5, 1));
             assert!((sq.aqm.drop_next_s() * 1e3 - 433.17).abs() < 0.01);
-            for i in 0..1000 {
-                q.enqueue(refill * NS_PER_MS, Pkt::new(i, 1000, 0), &mut out);
-            }
+            fill(&mut q, refill * NS_PER_MS, &mut out);
             deq(&mut q, refill + 10, &mut out);
             deq(&mut q, refill + 210, &mut out);
             let Qdisc::CoDel(sq) = &q else { unreachable!() };
@@ -531,23 +538,13 @@ mod tests {
 
     #[test]
     fn exactly_16_intervals_after_drop_next_is_not_recent() {
-        // RFC 8289 §5.4: `now - drop_next < 16 * interval`, strict. As in the test above, the
-        // state ends with drop_next at 433.17 ms, count 5 and lastcount 1; refilled so that the
-        // state is entered again at drop_next + 1.6 s to the nanosecond, it starts from 1.
-        let mut q = QdiscConfig::CoDel(CoDelConfig::default()).build(LINK, Rng::from_seed(1));
-        let mut out = Vec::new();
-        for i in 0..1000 {
-            q.enqueue(0, Pkt::new(i, 1000, 0), &mut out);
-        }
-        for ms in (10..=10).chain(100..=389) {
-            deq(&mut q, ms, &mut out);
-        }
-        while deq(&mut q, 390, &mut out) {}
+        // RFC 8289 §5.4: `now - drop_next < 16 * interval`, strict. After five drops (drop_next
+        // 433.17 ms), refilled so that the state is entered again at drop_next + 1.6 s to the
+        // nanosecond, it starts from 1.
+        let (mut q, mut out) = after_five_drops();
         let Qdisc::CoDel(sq) = &q else { unreachable!() };
         let enter = sq.aqm.drop_next + 1_600 * NS_PER_MS;
-        for i in 0..1000 {
-            q.enqueue(enter - 210 * NS_PER_MS, Pkt::new(i, 1000, 0), &mut out);
-        }
+        fill(&mut q, enter - 210 * NS_PER_MS, &mut out);
         q.dequeue(enter - 200 * NS_PER_MS, &mut out);
         q.dequeue(enter, &mut out);
         let Qdisc::CoDel(sq) = &q else { unreachable!() };
