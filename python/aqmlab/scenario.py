@@ -1029,7 +1029,7 @@ def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
     dropped = []
     # One option at a time, each against the table left so far: two options may each be
     # implied by the other, but not both dropped.
-    for key in _given_options(written, full, top=True):
+    for key in _leaves(written, full=full):
         path = f"{table}.{key}"
         if _chosen(path, chosen):
             continue
@@ -1044,34 +1044,24 @@ def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
     return data, dropped
 
 
-def _given_options(written: Json, full: Json, top: bool) -> list[str]:
-    """The options (dotted below the table) of a table that gives every option its resolution
-    ``full`` holds, nested tables entered likewise (a nested table that leaves some out, or a
-    table that is not a table of options, gives none); ``type``, and the profile of the table
-    itself at the top, are not options."""
-    if not isinstance(written, dict) or not isinstance(full, dict) or not full.keys() <= written.keys():
-        return []
-    out = []
-    for key, value in written.items():
-        if key == "type" or (top and key == "profile"):
-            continue
-        if isinstance(value, dict):
-            out += [f"{key}.{k}" for k in _given_options(value, full.get(key), top=False)]
-        else:
-            out.append(key)
-    return out
+_UNCHECKED = object()   # _leaves: no resolution to check the table against
 
 
-def _leaves(written: Json, top: bool = True) -> list[str]:
+def _leaves(written: Json, top: bool = True, full: Any = _UNCHECKED) -> list[str]:
     """The options a table as written gives (dotted below it, nested tables entered; not its
-    ``type``, nor its own ``profile``, though a nested table's is)."""
+    ``type``, nor its own ``profile``, though a nested table's is). Given ``full``, the table's
+    resolution, only a table that gives every option ``full`` holds counts, nested tables
+    likewise: one that leaves some out, or is not a table of options, gives none."""
     if not isinstance(written, dict):
         return []
+    if full is not _UNCHECKED and (not isinstance(full, dict) or not full.keys() <= written.keys()):
+        return []
     out = []
     for key, value in written.items():
         if key == "type" or (top and key == "profile"):
             continue
-        out += [f"{key}.{k}" for k in _leaves(value, top=False)] if isinstance(value, dict) else [key]
+        inner = full.get(key) if isinstance(full, dict) else _UNCHECKED
+        out += [f"{key}.{k}" for k in _leaves(value, False, inner)] if isinstance(value, dict) else [key]
     return out
 
 
