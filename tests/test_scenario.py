@@ -299,6 +299,53 @@ def test_a_new_profile_on_a_saved_scenario_reaches_into_nested_queue_tables(code
     assert f'codel.profile ("{old}" -> "{new}")' in " ".join(caught["saved"][1])
 
 
+def _fq_codel(profile: str, codel: dict) -> dict:
+    written = copy.deepcopy(Scenario.load("pie-base").given)
+    written["bottleneck"]["queue"] = {"type": "fq_codel", "profile": profile, "codel": codel}
+    return written
+
+
+def _second_group(**options) -> dict:
+    """pie-base with a second flow group: the first's options but for the access delay, and ``options``."""
+    written = copy.deepcopy(Scenario.load("pie-base").given)
+    first = {k: v for k, v in written["flows"][0].items() if k != "access_delay"}
+    written["flows"].append({**first, **options})
+    return written
+
+
+@pytest.mark.parametrize("written, edit", [
+    (Scenario.load("pie-base").given, {"flows[0].profile": "linux"}),
+    (Scenario.load("pie-base").given, {"flows[0].profile": "linux", "bottleneck.queue.profile": "rfc"}),
+    (Scenario.load("pie-base", {"bottleneck.queue.profile": "rfc"}).given, {"bottleneck.queue.profile": "linux"}),
+    (Scenario.load("pie-base", {"flows[0].cc": "newreno", "bottleneck.queue.target": "10ms",
+                                "bottleneck.queue.ecn": True}).given,
+     {"flows[0].profile": "linux", "bottleneck.queue.profile": "ns3"}),
+    # A round trip given instead of an access delay (the pair's other way), and a second group
+    # with options of its own, both groups' profiles changed at once.
+    (_second_group(name="b", rtt="80ms", cc="newreno"),
+     {"flows[0].profile": "linux", "flows[1].profile": "linux"}),
+    (_fq_codel("ns3", {"target": "10ms", "mtu": "9000B"}), {"bottleneck.queue.profile": "linux"}),
+    (_fq_codel("linux", {"target": "10ms"}), {"bottleneck.queue.profile": "ns3"}),
+])
+def test_a_new_profile_on_a_saved_scenario_drops_the_same_options_as_one_at_a_time(monkeypatch, written, edit):
+    # The options of a saved table that give way to a new profile are found by leaving all the
+    # candidates out at once (a few resolutions of the scenario); the rule they implement is the
+    # one-option-at-a-time search (one resolution an option), which stays as the fallback. The
+    # oracle is that search, forced by disabling the shortcut: both must leave the same options out.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        saved = Scenario.from_dict(Scenario.from_dict(written).resolved)
+    import aqmlab.scenario as scenario
+    found = []
+    at_defaults = scenario._at_defaults
+    monkeypatch.setattr(scenario, "_at_defaults", lambda *a: found.append(at_defaults(*a)) or found[-1])
+    fast = scenario._edit(saved.given, edit, frozenset())
+    monkeypatch.setattr(scenario, "_at_defaults", lambda *a: {})
+    assert fast == scenario._edit(saved.given, edit, frozenset())
+    # The shortcut did the work rather than handing it all to the fallback.
+    assert found and any(found[0].values())
+
+
 def test_options_a_saved_scenario_gives_way_are_named_with_their_old_and_new_values():
     # Once silent: a file giving target = "20ms" and cc = "newreno" on purpose (the old profiles'
     # defaults) keeps them under Linux's profiles and warns; its saved scenario.toml cannot say

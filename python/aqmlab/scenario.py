@@ -976,11 +976,9 @@ def _edit(data: dict[str, Any], values: dict[str, Any], keep: Iterable[str]) -> 
     gave way to its defaults."""
     out = copy.deepcopy(data)
     chosen = frozenset(keep) | frozenset(values)
-    gave_way: dict[str, list[str]] = {}
-    for dotted, value in values.items():
-        table, _, key = dotted.rpartition(".")
-        if key == "profile":
-            out, gave_way[table] = _forget_profile_defaults(out, table, value, chosen)
+    profiles = {dotted.rpartition(".")[0]: value for dotted, value in values.items()
+                if dotted.rpartition(".")[2] == "profile"}
+    out, gave_way = _forget_profile_defaults(out, profiles, chosen) if profiles else (out, {})
     for dotted, value in values.items():
         holder, cls = _enter_written(out, _path_parts(dotted))
         set_dotted(out, dotted, value)
@@ -998,7 +996,7 @@ def _resolved_quietly(data: dict[str, Any]) -> dict[str, Any]:
     it is not what the user runs)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return Scenario.from_dict(data).resolved
+        return _parse(copy.deepcopy(data))[0]
 
 
 def _chosen(dotted: str, chosen: frozenset[str]) -> bool:
@@ -1007,41 +1005,101 @@ def _chosen(dotted: str, chosen: frozenset[str]) -> bool:
     return any(dotted == c or dotted.startswith((c + ".", c + "[")) for c in chosen)
 
 
-def _forget_profile_defaults(data: dict[str, Any], table: str, profile: Any,
-                             chosen: frozenset[str]) -> tuple[dict[str, Any], list[str]]:
-    """``data`` with the options of ``table`` that only repeat its old profile's defaults left
-    out, when ``profile`` replaces that profile and the table gives every option its resolution
-    holds. A saved scenario.toml writes every option out, so it cannot say which ones the user
-    chose: an option whose absence resolves the scenario the same was the old profile's default
-    (or one the user gave at that value), and the new profile's default takes its place; the
-    others stay, and so do those in ``chosen`` (set explicitly, by this edit or an earlier one). A
-    table that leaves options out says what it chose, and is kept whole. A nested table (FQ-CoDel's
-    ``codel``, FQ-PIE's ``pie``) is taken option by option the same way, its own ``profile``
-    among them: one that repeats the outer profile gives way to the new one. Returns the
-    options (dotted below ``table``) left out as well."""
+def _forget_profile_defaults(data: dict[str, Any], profiles: dict[str, Any],
+                             chosen: frozenset[str]) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """``data`` with the options of each table in ``profiles`` that only repeat its old profile's
+    defaults left out, when the new profile ``profiles[table]`` replaces that profile and the
+    table gives every option its resolution holds. A saved scenario.toml writes every option out,
+    so it cannot say which ones the user chose: an option whose absence resolves the scenario the
+    same was the old profile's default (or one the user gave at that value), and the new profile's
+    default takes its place; the others stay, and so do those in ``chosen`` (set explicitly, by
+    this edit or an earlier one). A table that leaves options out says what it chose, and is kept
+    whole. A nested table (FQ-CoDel's ``codel``, FQ-PIE's ``pie``) is taken option by option the
+    same way, its own ``profile`` among them: one that repeats the outer profile gives way to the
+    new one. Returns, by table, the options (dotted below it) left out as well."""
     try:
         resolved = _resolved_quietly(data)
-        written, full = _get_dotted(data, table), _get_dotted(resolved, table)
     except (ScenarioError, LookupError, TypeError):
-        return data, []   # a wrong scenario or path: resolving the edit says so, naming it
-    if not isinstance(written, dict) or written.get("profile") in (None, profile):
-        return data, []
-    dropped = []
-    # One option at a time, each against the table left so far: two options may each be
-    # implied by the other, but not both dropped.
-    for key in _leaves(written, full=full):
-        path = f"{table}.{key}"
-        if _chosen(path, chosen):
-            continue
-        trial = copy.deepcopy(data)
-        _pop_dotted(trial, path)
+        return data, {}   # a wrong scenario: resolving the edit says so, naming it
+    candidates: dict[str, list[str]] = {}
+    for table, profile in profiles.items():
         try:
-            if _resolved_quietly(trial) == resolved:
-                data = trial
-                dropped.append(key)
-        except ScenarioError:
-            pass   # a required option (a flow's access_delay): it stays
-    return data, dropped
+            written, full = _get_dotted(data, table), _get_dotted(resolved, table)
+        except (LookupError, TypeError):
+            continue   # a wrong path: resolving the edit names it
+        if isinstance(written, dict) and written.get("profile") not in (None, profile):
+            candidates[table] = [k for k in _leaves(written, full=full) if not _chosen(f"{table}.{k}", chosen)]
+    dropped = _at_defaults(data, resolved, candidates)
+    if dropped:
+        data = _without(data, dropped)
+    # One option at a time for those left, each against the scenario left so far: an option whose
+    # default follows from others that stay is found only so, and two options may each be implied
+    # by the other, but not both dropped.
+    for table, keys in candidates.items():
+        for key in keys:
+            if key in dropped.get(table, ()):
+                continue
+            trial = _without(data, {table: [key]})
+            try:
+                if _resolved_quietly(trial) == resolved:
+                    data = trial
+                    dropped.setdefault(table, []).append(key)
+            except ScenarioError:
+                pass   # a required option (a flow's access_delay): it stays
+    return data, {table: [k for k in keys if k in dropped.get(table, ())] for table, keys in candidates.items()}
+
+
+def _at_defaults(data: dict[str, Any], resolved: dict[str, Any],
+                 candidates: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Of ``candidates`` (options by table), those that left out all at once resolve the scenario
+    the same, found in a few resolutions instead of one an option: the options at the value they
+    take when the candidates are left out (their defaults, as far as these do not follow from each
+    other), confirmed by leaving out just those. A candidate the scenario cannot do without (a
+    flow's access delay; ``start.uniform``, which leaves an empty ``start``) is named by the error
+    its absence raises, and stays. Empty when that does not settle or the confirmation fails: the
+    caller then takes the options one at a time."""
+    trying = {table: list(keys) for table, keys in candidates.items()}
+    for _ in range(sum(map(len, candidates.values())) + 1):
+        try:
+            bare = _resolved_quietly(_without(data, trying))
+        except ScenarioError as e:
+            blamed = _blamed(data, e.path)
+            needed = {(t, k) for t, keys in trying.items() for k in keys
+                      if _chosen(f"{t}.{k}", blamed) or any(_chosen(b, frozenset({f"{t}.{k}"})) for b in blamed)}
+            if not needed:
+                return {}
+            trying = {t: [k for k in keys if (t, k) not in needed] for t, keys in trying.items()}
+            continue
+        except (LookupError, TypeError):
+            return {}
+        same = {table: [k for k in keys
+                        if _value_at(_get_dotted(resolved, table), k) == _value_at(_get_dotted(bare, table), k)]
+                for table, keys in trying.items()}
+        try:
+            return same if _resolved_quietly(_without(data, same)) == resolved else {}
+        except (ScenarioError, LookupError, TypeError):
+            return {}
+    return {}
+
+
+def _blamed(data: dict[str, Any], path: str) -> frozenset[str]:
+    """The options an error at ``path`` may be about: the option itself, and where it is one of
+    two ways of giving a quantity (a flow's ``rtt`` or ``access_delay``), the other way too."""
+    if not path:
+        return frozenset()
+    _, cls = _enter_written(copy.deepcopy(data), _path_parts(path))
+    parent, _, key = path.rpartition(".")
+    pair = getattr(cls, "ONE_OF", ())
+    return frozenset({path} | ({f"{parent}.{other}" for other in pair} if key in pair else set()))
+
+
+def _without(data: dict[str, Any], options: dict[str, list[str]]) -> dict[str, Any]:
+    """A copy of a scenario as written without ``options`` (dotted below their tables)."""
+    out = copy.deepcopy(data)
+    for table, keys in options.items():
+        for key in keys:
+            _pop_dotted(out, f"{table}.{key}")
+    return out
 
 
 _UNCHECKED = object()   # _leaves: no resolution to check the table against
