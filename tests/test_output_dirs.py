@@ -176,3 +176,49 @@ def test_xval_and_live_accept_their_own_output_and_force(mode, outputs, tmp_path
     refused(capsys, [*args, "-o", str(out)], out, WHAT[mode])
     with pytest.raises(Reached):
         main([*args, "-o", str(out), "--force"])
+
+
+# ---- outputs a later call does not write again: removed, not left as if current ----
+
+def test_a_suite_run_of_some_scenarios_removes_the_earlier_folders_of_the_others(tmp_path, monkeypatch):
+    # Once `xval --suite --only B` over a full suite's folder left A's folder beside B's, outside
+    # the new suite.md. The ns-3 side is not needed to show it: each scenario's run writes its
+    # folder as the real one names its files.
+    import aqmlab.xval.crosscheck
+    from aqmlab.xval.suite import run_suite, suite_names
+
+    def fake_run(scn, *, seeds, outdir):
+        outdir.parent.mkdir(exist_ok=True)
+        _xval_own(outdir)
+        return {"rows": [], "agree": True}
+
+    monkeypatch.setattr(aqmlab.xval.crosscheck, "run", fake_run)
+    first, second = suite_names()[:2]
+    out = tmp_path / "suite"
+    run_suite(out, seeds=1, only=[first, second])
+    (out / "notes.txt").write_text("mine")   # written beside with --force: not the suite's
+    shutil.rmtree(out / second)
+    run_suite(out, seeds=1, only=[second])
+    assert sorted(p.name for p in out.iterdir()) == sorted(["notes.txt", "suite.json", "suite.md", second])
+    assert f"| {first} |" not in (out / "suite.md").read_text()
+
+
+def test_a_live_comparison_without_plots_removes_the_earlier_plot(tmp_path, monkeypatch):
+    # Once `live --compare --no-plots` left an earlier comparison's compare.png beside the new
+    # compare.json. The live side is the simulated twin's result here (no root, no namespaces):
+    # only what the comparison writes is under test.
+    import aqmlab.live.driver
+    import aqmlab.live.result
+    from aqmlab import api
+    from aqmlab.live.compare import run_compare
+    from aqmlab.live.driver import Options
+
+    raw = small_scenario(duration="1s", warmup="0s") | {"flows": [{"type": "tcp", "count": 1, "rtt": "40ms"}]}
+    monkeypatch.setattr(aqmlab.live.driver, "execute", lambda *a, **k: None)
+    monkeypatch.setattr(aqmlab.live.result, "build", lambda *a: api.run(api.as_scenario(raw), progress=False))
+    out = tmp_path / "cmp"
+    assert run_compare(raw, Options(), str(out), progress=False) == 0
+    assert (out / "compare.png").is_file()
+    assert run_compare(raw, Options(), str(out), plots=False, progress=False) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["compare.json", "live", "sim"]
+    assert not (out / "live" / "plots").exists()

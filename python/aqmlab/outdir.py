@@ -72,12 +72,27 @@ def check_output(outdir: str | Path, kind: OutputKind, *, force: bool = False, o
     return out
 
 
-def remove_patterned(outdir: str | Path, kind: OutputKind) -> None:
-    """Removes the files of ``kind``'s earlier output in ``outdir`` whose names follow its
-    patterns: their names follow the arguments, so the new output would not overwrite them, and
-    an earlier run's figures for other values would stay beside the new ones as if current."""
+def clear_own(outdir: str | Path, kind: OutputKind, keep: frozenset[str] = frozenset()) -> None:
+    """Removes ``kind``'s earlier output in ``outdir`` but the entries named in ``keep``: its
+    files, and in its folders the files of their kind (a folder left empty goes too). What the
+    new output does not write again (figures named by other arguments, a plot not asked for this
+    time, the folder of a scenario not run this time) would otherwise stay beside it as if
+    current. Anything else, written beside with --force, stays."""
     out = Path(outdir)
-    if out.is_dir():
-        for entry in out.iterdir():
-            if any(fnmatchcase(entry.name, p) for p in kind.patterns) and entry.is_file():
-                entry.unlink()
+    if not out.is_dir():
+        return
+    for entry in out.iterdir():
+        if entry.name in keep:
+            continue
+        inside = kind.folders.get(entry.name)
+        if inside is not None and entry.is_dir():
+            if isinstance(inside, OutputKind):
+                clear_own(entry, inside)
+            else:
+                for p in entry.glob(f"*{inside}"):
+                    if p.is_file():
+                        p.unlink()
+            if not any(entry.iterdir()):
+                entry.rmdir()
+        elif entry.is_file() and kind.owns(entry):
+            entry.unlink()

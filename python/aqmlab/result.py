@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast, get_args
 import numpy as np
 
 from .errors import AqmlabWarning, ScenarioError
-from .outdir import OutputKind, check_output
+from .outdir import OutputKind, check_output, clear_own
 from .scenario import Scenario
 from .tables import Coded, Table
 
@@ -531,16 +531,7 @@ def prepare_output(outdir: str | Path, *, force: bool = False) -> Path:
     beside the new ones; a directory holding anything else is refused unless ``force``, and then
     only the run's own files are replaced (see :func:`aqmlab.outdir.check_output`)."""
     out = check_output(outdir, RUN_OUTPUT, force=force)
-    if out.is_dir():
-        for name in RUN_OUTPUT.files:
-            (out / name).unlink(missing_ok=True)
-        for name, suffix in RUN_OUTPUT.folders.items():
-            folder = out / name
-            if folder.is_dir():
-                for p in folder.glob(f"*{suffix}"):
-                    p.unlink()
-                if not any(folder.iterdir()):
-                    folder.rmdir()
+    clear_own(out, RUN_OUTPUT)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:

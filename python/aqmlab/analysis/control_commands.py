@@ -9,7 +9,7 @@ import numpy as np
 
 from .._options import NEEDS_OUTPUT, fill_defaults, refuse_given
 from ..errors import ScenarioError
-from ..outdir import OutputKind, check_output, remove_patterned
+from ..outdir import OutputKind, check_output, clear_own
 from .cli import DESIGN_DEFAULTS, MARGINS_DEFAULTS
 from .design import (
     design_p,
@@ -106,7 +106,7 @@ def margins(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_output(args.output, MARGINS_OUTPUT, force=args.force)
         # The figures are named by the RTTs and gains asked for: an earlier run's others would stay.
-        remove_patterned(args.output, MARGINS_OUTPUT)
+        clear_own(args.output, MARGINS_OUTPUT)
         args.output.mkdir(parents=True, exist_ok=True)
     if args.controller == "pi":
         return _margins_pi(args)

@@ -11,7 +11,7 @@ import copy
 import json
 from pathlib import Path
 
-from ..outdir import OutputKind
+from ..outdir import OutputKind, clear_own
 from ..result import RUN_OUTPUT, Result
 from .driver import Options
 from .plan import LivePlan, plan
@@ -103,6 +103,8 @@ def run_compare(raw: dict, opts: Options, outdir: str | None, *, plots: bool = T
     print(table(live, sim))
     if outdir:
         out = Path(outdir)
+        # An earlier comparison's plot would otherwise outlast a --no-plots one.
+        clear_own(out, OUTPUT, keep=frozenset({"live", "sim"}))
         live.save(out / "live", plots=plots, force=force)
         sim.save(out / "sim", plots=plots, force=force)
         rows = {key: {"live": live.summary[key], "sim": sim.summary[key]} for key, *_ in ROWS}

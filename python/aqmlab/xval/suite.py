@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ScenarioError
-from ..outdir import OutputKind
+from ..outdir import OutputKind, clear_own
 from ..scenario import Scenario
 
 SUITE_DIR = Path(__file__).with_name("suite")
@@ -57,6 +57,9 @@ def run_suite(outdir: Path, *, seeds: int = 5, only: list[str] | None = None) ->
         lines.append(f"| {r['scenario']} | {r['description']} | {r['metrics'] - len(r['differ'])}/{r['metrics']} | "
                      f"{out} |")
     table = head + "\n".join(lines) + "\n"
+    # An earlier suite's folders of scenarios not run this time (--only) would sit beside the new
+    # ones, outside the new table, as if current.
+    clear_own(outdir, output_kind(), keep=frozenset(chosen))
     outdir.mkdir(parents=True, exist_ok=True)
     (outdir / "suite.md").write_text(table)
     (outdir / "suite.json").write_text(json.dumps(results, indent=1))
