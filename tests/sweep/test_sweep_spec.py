@@ -90,6 +90,21 @@ def test_nested_aqm_parameters_can_be_swept():
     assert {r.scenario["bottleneck"]["queue"]["limit"] for r in tuned.runs()} == {"50p"}
 
 
+def test_a_base_error_that_set_fixes_is_not_raised_and_the_errors_name_their_part():
+    # Once the base was resolved alone before [set] applied: a base file whose rate [set]
+    # corrects was refused as `base.bottleneck.rate`, as `aqmlab run --set` no longer does.
+    broken = {**SMALL_BASE, "bottleneck": {**SMALL_BASE["bottleneck"], "rate": "fast"}}
+    fixed = Sweep.from_dict(sweep_dict(base=broken, set={"bottleneck.rate": "5Mbps"}, zip=[]))
+    assert fixed.base.resolved["bottleneck"]["rate"] == "5Mbps"
+    # An error [set] leaves is the base's, named so; one in a [set] value is [set]'s.
+    with pytest.raises(ScenarioError) as e:
+        Sweep.from_dict(sweep_dict(base=broken, set={"bottleneck.delay": "5ms"}, zip=[]))
+    assert e.value.path == "base.bottleneck.rate"
+    with pytest.raises(ScenarioError) as e:
+        Sweep.from_dict(sweep_dict(set={"bottleneck.delay": "soon"}, zip=[]))
+    assert e.value.path == "set.bottleneck.delay"
+
+
 @pytest.mark.parametrize("change, path, words", [
     ({"axis": [1]}, "axis", "unknown key in the sweep file"),
     ({"base": None}, "base", "expected a scenario path"),

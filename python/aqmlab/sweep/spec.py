@@ -179,18 +179,17 @@ class Sweep:
         if "base" not in data:
             raise ScenarioError("base", "is required: a scenario path, a built-in scenario name or a [base] table")
         base_data = _load_base(data["base"], Path(base_dir))
-        try:
-            written = Scenario.from_dict(base_data)
-        except ScenarioError as e:
-            raise _under("base", e) from None
         fixed = data.get("set", {})
         if not isinstance(fixed, dict):
             raise ScenarioError("set", f"expected a table of field paths to values, got {fixed!r}")
         fixed = _flatten_set(fixed)
         try:
-            base = written.with_values(fixed)
+            # Resolved once, as edited (as `aqmlab run --set` does): a base error that [set] fixes
+            # is not raised, and a base warning whose cause [set] removes is not given.
+            base = Scenario.edited(base_data, fixed)
         except ScenarioError as e:
-            raise _under("set", e) from None
+            set_path = any(e.path == p or e.path.startswith((p + ".", p + "[")) for p in fixed)
+            raise _under("set" if set_path else "base", e) from None
 
         groups = [((p, tuple(v)),) for p, v in _flatten_axes(data.get("axes", {}), "axes").items()]
         origins = ["[axes]"] * len(groups)
