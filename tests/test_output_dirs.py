@@ -212,13 +212,14 @@ def test_a_live_comparison_without_plots_removes_the_earlier_plot(tmp_path, monk
     from aqmlab import api
     from aqmlab.live.compare import run_compare
     from aqmlab.live.driver import Options
+    from aqmlab.live.plan import plan
 
     raw = small_scenario(duration="1s", warmup="0s") | {"flows": [{"type": "tcp", "count": 1, "rtt": "40ms"}]}
     monkeypatch.setattr(aqmlab.live.driver, "execute", lambda *a, **k: None)
     monkeypatch.setattr(aqmlab.live.result, "build", lambda *a: api.run(api.as_scenario(raw), progress=False))
     out = tmp_path / "cmp"
-    assert run_compare(raw, Options(), str(out), progress=False) == 0
+    assert run_compare(plan(raw), Options(), str(out), progress=False) == 0
     assert (out / "compare.png").is_file()
-    assert run_compare(raw, Options(), str(out), plots=False, progress=False) == 0
+    assert run_compare(plan(raw), Options(), str(out), plots=False, progress=False) == 0
     assert sorted(p.name for p in out.iterdir()) == ["compare.json", "live", "sim"]
     assert not (out / "live" / "plots").exists()

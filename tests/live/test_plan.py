@@ -180,6 +180,8 @@ def test_rt_priority_out_of_range_says_the_range(priority, capsys):
     (["--bench", "--rates", "10Mbps,,1Gbps"], "--rates: expected a rate like"),
     # A scenario's bad value, likewise before the privileges are needed.
     (["pie-base", "--set", "duration=0s"], "duration: 0s is outside the accepted range"),
+    # And what live cannot express: once found only after the privileges, by the run's own plan.
+    (["pie-base", "--set", "access.rate=10Mbps"], "access.rate: live hosts sit on veth links without a rate limit"),
 ])
 def test_bad_values_are_refused_before_privileges_and_output(argv, message, capsys, monkeypatch):
     import aqmlab.live.bench as bench
@@ -225,11 +227,11 @@ def test_options_of_another_mode_are_refused(argv, message, capsys):
 
 
 def _fake_run(ran: list, outcome=None):
-    """`live.run` that builds nothing: it records the scenario, or raises ``outcome``."""
+    """`live.run` that builds nothing: it records the scenario's plan, or raises ``outcome``."""
     from types import SimpleNamespace
 
-    def run(raw, opts, progress=None):
-        ran.append(raw)
+    def run(planned, opts, progress=None):
+        ran.append(planned)
         if outcome is not None:
             raise outcome
         return SimpleNamespace(text=lambda: "", summary={"interrupted": False})
@@ -271,15 +273,18 @@ def test_set_profile_warns_as_run_does_of_the_options_it_keeps(tmp_path, capsys,
     from aqmlab import AqmlabWarning, Scenario
     from aqmlab.cli import main
 
-    ran: list[dict] = []
+    ran: list = []
     monkeypatch.setattr(system, "require_privileges", lambda: None)
     monkeypatch.setattr(live, "run", _fake_run(ran))
     saved = tmp_path / "scenario.toml"
     saved.write_text(Scenario.load("pie-base").with_values({"flows[0].initial_cwnd": 4}).to_toml())
     with warnings.catch_warnings():
         warnings.simplefilter("always", AqmlabWarning)  # main() shows it as `aqmlab: warning: ...`
-        for scenario, warned in ((saved, True), ("pie-base", False)):
-            assert main(["live", str(scenario), "--set", 'flows[0].profile="linux"', "-q"]) == 0
+        for scenario, code, warned in ((saved, 2, True), ("pie-base", 0, False)):
+            assert main(["live", str(scenario), "--set", 'flows[0].profile="linux"', "-q"]) == code
             err = capsys.readouterr().err
             assert ("aqmlab: warning: flows[0].profile: 'linux' keeps the values the scenario gives: initial_cwnd = 4" in err) == warned, err
-    assert [raw["flows"][0]["profile"] for raw in ran] == ["linux", "linux"]
+            # The kernel has no per-flow initial window: the kept value is then refused, before
+            # the run (and before the privileges).
+            assert ("aqmlab: error: flows[0].initial_cwnd: live flows run the kernel's own TCP" in err) == (code == 2), err
+    assert [p.scenario.given["flows"][0]["profile"] for p in ran] == ["linux"]

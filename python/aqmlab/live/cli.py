@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import ScenarioError
 from ..outdir import OutputKind, check_output
+
+if TYPE_CHECKING:
+    from .plan import LivePlan
 
 DEFAULT_RT_PRIORITY = 20
 # The defaults of the options that apply in one mode only (see aqmlab._options).
@@ -45,9 +49,10 @@ def _rt_priority(text: str) -> int:
     return value
 
 
-def _raw(args) -> dict:
+def _plan(args) -> LivePlan:
     from ..cli import _parse_set
     from . import Scenario, load_raw
+    from .plan import plan
 
     raw = load_raw(args.scenario)
     values = _parse_set(args.set or [])
@@ -55,9 +60,11 @@ def _raw(args) -> dict:
         values["seed"] = args.seed
     # Scenario.edited, as `aqmlab run --set`: a new profile on a saved table brings its defaults,
     # a warning names the options of the file it keeps (and the saved ones that gave way), and the
-    # warnings (and errors) are the edited scenario's, not the file's before --set changed it. Resolved here with or without
-    # --set, so that the scenario is checked (and warned about) before the privileges are.
-    return Scenario.edited(raw, values).given
+    # warnings (and errors) are the edited scenario's, not the file's before --set changed it.
+    # Resolved and planned here, with or without --set, so that the scenario is checked for live
+    # use (and warned about, once) before the privileges are.
+    scenario = Scenario.edited(raw, values)
+    return plan(scenario.given, scenario)
 
 
 def guarded(body) -> int:
@@ -107,7 +114,7 @@ def _live(args) -> int:
     elif not args.cleanup:
         if not args.scenario:
             raise ScenarioError("scenario", "give a scenario file or built-in name, or --bench or --cleanup")
-        raw = _raw(args)
+        planned = _plan(args)
         if args.output:
             check_output(args.output, _output_kind(args.compare), force=args.force)
     require_privileges()
@@ -125,10 +132,10 @@ def _live(args) -> int:
     if args.compare:
         from .compare import run_compare
 
-        return run_compare(raw, opts, args.output, plots=not args.no_plots, force=args.force, progress=progress)
+        return run_compare(planned, opts, args.output, plots=not args.no_plots, force=args.force, progress=progress)
     from . import run
 
-    result = run(raw, opts, progress=progress)
+    result = run(planned, opts, progress=progress)
     print(result.text())
     if args.output:
         files = result.save(args.output, plots=not args.no_plots, force=args.force)

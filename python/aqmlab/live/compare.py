@@ -14,7 +14,7 @@ from pathlib import Path
 from ..outdir import OutputKind, clear_own
 from ..result import RUN_OUTPUT, Result
 from .driver import Options
-from .plan import LivePlan, plan
+from .plan import LivePlan
 
 # (summary key, label, scale, unit) of the side-by-side table.
 ROWS = (
@@ -89,13 +89,14 @@ OUTPUT = OutputKind("an aqmlab live comparison", ("compare.json", "compare.png")
                     folders={"live": RUN_OUTPUT, "sim": RUN_OUTPUT})
 
 
-def run_compare(raw: dict, opts: Options, outdir: str | None, *, plots: bool = True, force: bool = False,
+def run_compare(p: LivePlan, opts: Options, outdir: str | None, *, plots: bool = True, force: bool = False,
                 progress: bool | None = None) -> int:
+    """Runs the planned scenario live and its simulated twin, prints both side by side, and
+    with ``outdir`` writes both runs and the comparison; returns the exit code."""
     from .. import api
     from . import driver, result
 
-    p = plan(raw)
-    twin = api.as_scenario(sim_twin(raw, p))
+    twin = api.as_scenario(sim_twin(p.scenario.given, p))
     live = result.build(p, driver.execute(p, opts, progress=progress))
     sim = api.run(twin, progress=progress)
     print(live.text())

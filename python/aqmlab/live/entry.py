@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..errors import ScenarioError
 from ..scenario import BUILTIN_DIR, read_toml
 from .driver import Options
-from .plan import plan
+from .plan import LivePlan, plan
 
 if TYPE_CHECKING:
     from .result import LiveResult
@@ -26,14 +26,17 @@ def load_raw(name_or_path: str | Path) -> dict:
     return read_toml(p)
 
 
-def run(scenario: dict | str | Path, opts: Options | None = None, *, progress: bool | None = None,
+def run(scenario: dict | str | Path | LivePlan, opts: Options | None = None, *, progress: bool | None = None,
         during=None) -> LiveResult:
-    """Runs a scenario (a dict in the file's vocabulary, a TOML path or a built-in name) live.
-    `during(testbed, t0)` may measure alongside the run (see :func:`driver.execute`)."""
+    """Runs a scenario (a dict in the file's vocabulary, a TOML path, a built-in name, or its
+    :func:`plan`) live. `during(testbed, t0)` may measure alongside the run (see
+    :func:`driver.execute`)."""
     from . import driver, result
 
-    raw = scenario if isinstance(scenario, dict) else load_raw(scenario)
-    p = plan(raw)
+    if isinstance(scenario, LivePlan):
+        p = scenario
+    else:
+        p = plan(scenario if isinstance(scenario, dict) else load_raw(scenario))
     return result.build(p, driver.execute(p, opts, progress=progress, during=during))
 
 
