@@ -578,6 +578,20 @@ mod tests {
     }
 
     #[test]
+    fn dctcp_window_ends_only_past_the_data_sent_when_it_began() {
+        // RFC 8257 §3.3 step 4: an ACK at or below Window_End (SND.NXT when the window began)
+        // leaves the window open; only one beyond it closes it. The first window closes at once
+        // (Window_End 0) with α = 15/16 and the next ends past 10: the ACK up to 10, 9 of its 9
+        // segments marked, does not close it; the ACK of 11 does, with F = 9/10.
+        let mut cc = Cc::new("dctcp").unwrap();
+        cc.on_ack_ecn(ack(1, 0, 1, 10));
+        cc.on_ack_ecn(ack(9, 9, 10, 20));
+        assert_eq!(alpha(&cc), Some(15.0 / 16.0));
+        cc.on_ack_ecn(ack(1, 0, 11, 20));
+        assert_eq!(alpha(&cc), Some((1.0 - DCTCP_G) * (15.0 / 16.0) + DCTCP_G * (9.0 / 10.0)));
+    }
+
+    #[test]
     fn dctcp_window_that_acknowledged_nothing_counts_as_unmarked() {
         // F is the marked fraction of what the window acknowledged; a window that acknowledged
         // nothing saw no mark, so α only decays (Linux dctcp_update_alpha adds nothing without
