@@ -902,6 +902,11 @@ fn prague_first_mark_on_a_wholly_marked_ack_ends_slow_start() {
     // 10 ms: segments 0, 1, both marked (ACE 5 → 7).
     s.on_ack(10 * MS, &accecn(2, 7, 0), &mut out);
     assert_eq!((s.cwnd, s.ssthresh, s.stats.ecn_reductions), (5.0, 5.0, 1));
+    // The same ACK closes the first round (snd_una 2 ≥ next_seq 0), and prague_new_round
+    // reads tcp_in_slow_start as this ACK left the window (at the end of prague_cong_control):
+    // out of slow start, so the round counts toward RTT_TRANSITION.
+    let Cc::Prague(p) = &s.cc else { unreachable!() };
+    assert_eq!(p.round, 1);
 }
 
 /// The reduction reads α as it was before this ACK's EWMA update: prague_enter_cwr runs from
@@ -937,6 +942,21 @@ fn prague_reducing_ack_grows_on_its_unmarked_segments() {
     let want = 5.05 + 1.0 / 5.05;
     assert!((s.cwnd - want).abs() < 1e-12, "{} vs {want}", s.cwnd);
     assert_eq!((s.ssthresh, s.stats.ecn_reductions), (5.05, 1));
+}
+
+/// prague_new_round counts a round only out of slow start, reading tcp_in_slow_start at the end
+/// of prague_cong_control, after this ACK's growth. At cwnd 9 below ssthresh 10, the ACK of
+/// segments 0 and 1 (unmarked) closes the first round (next_seq 0) and slow start takes cwnd
+/// to ssthresh (tcp_slow_start's min(9 + 2, 10)), the rest going to congestion avoidance: the
+/// round it closes is the first one counted.
+#[test]
+fn prague_round_closed_by_the_ack_that_leaves_slow_start_counts() {
+    let (mut s, mut out) = prague_in_ca(1448, 9);
+    s.ssthresh = 10.0;
+    s.on_ack(10 * MS, &accecn(2, 5, 0), &mut out);
+    assert!(s.cwnd >= s.ssthresh, "{}", s.cwnd);
+    let Cc::Prague(p) = &s.cc else { unreachable!() };
+    assert_eq!(p.round, 1);
 }
 
 /// v0.7 prague_update_cwnd: `increase = div_u64(increase * MTU_SYS, tcp_mss_to_mtu(sk,
