@@ -959,6 +959,29 @@ fn prague_round_closed_by_the_ack_that_leaves_slow_start_counts() {
     assert_eq!(p.round, 1);
 }
 
+/// tcp_ack runs tcp_fastretrans_alert before prague_cong_control: on the ACK that ends a loss
+/// recovery, the first-mark halving of prague_update_cwnd halves the window the recovery's end
+/// left, ssthresh (RFC 6675 §5, RFC 6937), not the PRR window the ACK found. Segment 0 of
+/// 0..10 lost at cwnd = ssthresh = 10 (congestion avoidance): limited transmit sends 10 and 11
+/// on the first two SACKs, the third starts recovery with ssthresh 10 · ½ = 5 (Prague loses
+/// like Reno), and PRR's first window is the pipe, 9 (RFC 6937 §3: ⌈1 · 5/10⌉ − 1 = 0 more).
+/// Then one ACK of everything, its counter moved by one mark (ACE 5 → 6): recovery ends at
+/// cwnd 5, which the first mark halves to 2.5, and ssthresh with it; no CWR phase starts (the
+/// echo arrived in recovery, RFC 3168 §6.1.2).
+#[test]
+fn prague_first_mark_on_the_ack_that_ends_recovery_halves_the_window_after_it() {
+    let (mut s, mut out) = prague_in_ca(1448, 10);
+    for k in 1..=3 {
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 5, echo: 0 }, &mut out);
+    }
+    assert_eq!(seqs(&out), vec![10, 11, 0]);
+    assert_eq!((s.ssthresh, s.cwnd), (5.0, 9.0));
+    s.on_ack(2 * MS, &accecn(12, 6, MS), &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!((s.cwnd, s.ssthresh), (2.5, 2.5));
+    assert_eq!((s.stats.ecn_reductions, s.stats.window_raising_responses), (0, 0));
+}
+
 /// v0.7 prague_update_cwnd: `increase = div_u64(increase * MTU_SYS, tcp_mss_to_mtu(sk,
 /// tp->mss_cache))`, MTU_SYS = 1500: the additive increase is 1500 bytes per round trip.
 /// 1000-byte packets (948 bytes of payload + 52 of headers): 1.5 segments.
