@@ -1194,3 +1194,31 @@ fn losses_are_news_once_when_the_dupthresh_boundary_passes_them() {
     s.sb.add(9, 10);
     assert!(!s.detect_losses(9 * MS), "5 was already lost");
 }
+
+#[test]
+fn linux_ssrb_adds_no_segment_on_a_partial_ack_that_finds_new_losses() {
+    // Linux's tcp_cwnd_reduction below ssthresh sends max(prr_delivered − prr_out, delivered),
+    // one more only on an ACK that advances snd_una and marks nothing newly lost. The `linux`
+    // profile with Reno, without RACK or limited transmit: 0..20 sent at cwnd 20, segments 0
+    // and 4..=13 lost. By hand (RFC 6675 pipe, RFC 6937 §3):
+    // - SACKs of 1, 2, 3: the third starts recovery, ssthresh 10, RecoverFS 20 (the window),
+    //   0 resent (prr_out 1); pipe 17 (0 resent, 4..20 not lost), ⌈1·10/20⌉ − 1 = 0: cwnd 17;
+    // - SACK of 14: pipe 16, ⌈2·10/20⌉ − 1 = 0; SACK of 15: pipe 15, ⌈3·10/20⌉ − 1 = 1, so
+    //   new segment 20 goes (prr_out 2); 13 has only two SACKed segments above it;
+    // - the ACK of 0's copy (up to 4) SACKing 16 delivers 2 (0 and 16) and makes 4..=13 lost
+    //   at once: pipe 4 (17..=20), below ssthresh; prr_delivered 5: sndcnt = min(10 − 4,
+    //   max(5 − 2, 2)) = 3 with no extra segment, cwnd 7, and 4, 5, 6 are resent.
+    let cfg = TcpConfig { rack: false, cc: "reno".into(), hystart: false, limited_transmit: false, ..TcpConfig::profile("linux").unwrap() };
+    let (mut s, mut out) = with_window(&cfg, 20);
+    let sacks: [&[(u64, u64)]; 5] = [&[(1, 2)], &[(1, 3)], &[(1, 4)], &[(14, 15), (1, 4)], &[(14, 16), (1, 4)]];
+    for (k, blocks) in (1..).zip(sacks) {
+        s.on_ack(MS * k, &sack_ack(0, blocks, 0), &mut out);
+    }
+    assert_eq!((s.ssthresh, s.cwnd), (10.0, 16.0));
+    assert_eq!(seqs(&out), vec![0, 20]);
+    out.clear();
+    s.on_ack(6 * MS, &sack_ack(4, &[(14, 17)], 0), &mut out);
+    assert_eq!((s.pipe(), s.cwnd), (7, 7.0));
+    assert_eq!(seqs(&out), vec![4, 5, 6]);
+    assert!(s.cwnd <= 20.0 && s.ssthresh <= 20.0);
+}
