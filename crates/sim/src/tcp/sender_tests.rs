@@ -91,6 +91,24 @@ fn newreno_fast_retransmit_and_partial_ack() {
 }
 
 #[test]
+fn newreno_restarts_the_timer_on_the_first_partial_ack_only() {
+    // RFC 6582 §3.2 step 3: the first partial ACK of a recovery resets the retransmission
+    // timer, later ones do not (the "Impatient" variant: a recovery with many holes falls to the
+    // timeout instead of repairing one hole per round trip). Segments 0, 3 and 6 of 0..10 lost;
+    // no RTT sample (0 was retransmitted, Karn), so the RTO stays at its initial 1 s.
+    let (mut s, mut out) = with_window(&newreno(), 10);
+    for _ in 0..3 {
+        s.on_ack(MS, &ack(0), &mut out);
+    }
+    assert_eq!(s.timers.rto.get(), Some(1001 * MS));
+    s.on_ack(2 * MS, &ack(3), &mut out);
+    assert_eq!(s.timers.rto.get(), Some(1002 * MS));
+    s.on_ack(3 * MS, &ack(6), &mut out);
+    assert!(s.in_recovery());
+    assert_eq!(s.timers.rto.get(), Some(1002 * MS));
+}
+
+#[test]
 fn ns2_halves_the_window_not_the_flight() {
     let (mut s, mut out) = with_window(&newreno(), 10);
     s.cwnd = 16.0; // window larger than the flight of 10
