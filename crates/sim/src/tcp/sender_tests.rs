@@ -235,6 +235,10 @@ fn ns3_ecn_reduction_runs_prr_without_growth_then_sets_ssthresh() {
     assert_eq!(&sent[..6], &[1, 0, 1, 0, 1, 0]);
     assert_eq!(t[0].0, 10.0); // pipe 9 + sndcnt ceil(4.5/9) = 1
     assert_eq!(t[1].0, 9.0); // pipe 9 + ceil(2 · 0.5) − 1 = 0
+    // The ACK up to 10 reaches snd_max at the echo without passing it: still PRR (ns-3.44
+    // ReceivedAck leaves CA_CWR only for ackNumber > m_recover, snd_max at EnterCwr). Five
+    // segments sent since the echo, pipe 15 − 10 = 5 above ssthresh: ceil(10 · 0.5) − 5 = 0.
+    assert_eq!(t[9].0, 5.0);
     assert_eq!(t[10].0, 4.5);
     // ns-3.44's count (the profile's): TcpPrrRecovery::EnterRecovery's DoRecovery (isDupAck)
     // adds the echoing ACK's segment and one more, ProcessAck's CA_CWR branch the segment
@@ -491,6 +495,18 @@ fn ece_reduces_once_per_window_without_retransmitting() {
     // Past the window (snd_max was 10 at the cut), ECE reduces again.
     s.on_ack(3 * MS, &AckIn { ack: 11, sack: &[], ece: true, ace: 0, echo: 0 }, &mut out);
     assert_eq!(s.stats.ecn_reductions, 2);
+}
+
+#[test]
+fn the_ack_that_brings_an_ecn_reduction_grows_nothing() {
+    // ns-2 (per-ACK growth, the window halved): TcpAgent opens the window only on an ACK
+    // without ECN-Echo, so the echo halves the window as it stood, 10 (congestion avoidance,
+    // cwnd = ssthresh = 10): ssthresh = cwnd = 5, not half of a window grown by 1/10 first.
+    let cfg = TcpConfig { ecn: EcnMode::Classic, ..newreno() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    s.on_ack(MS, &AckIn { ack: 1, sack: &[], ece: true, ace: 0, echo: 0 }, &mut out);
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.ecn_reductions), (5.0, 5.0, 1));
+    assert!(s.ssthresh <= 10.0 && s.cwnd <= 10.0);
 }
 
 /// An ideal path for HyStart: one ACK per segment, the ACK of segment `s` sent at `sent`
