@@ -142,6 +142,24 @@ fn timeout_goes_back_n_with_loss_window() {
     assert_eq!(s.timers.rto.get(), None);
 }
 
+#[test]
+fn duplicate_acks_for_data_sent_before_a_timeout_start_no_fast_retransmit() {
+    // RFC 6582 §4 (and §3.2 step 2): after a timeout, recover is the highest segment sent, and
+    // duplicate ACKs that do not cover it start no fast retransmit: the window was already
+    // reduced for those losses. 0..10 sent, the timer fires (ssthresh = 10/2 = 5, cwnd 1,
+    // 0 resent); three duplicate ACKs of 0 then change nothing.
+    let (mut s, mut out) = with_window(&newreno(), 10);
+    let d = s.timers.rto.get().unwrap();
+    s.on_timeout(d, &mut out);
+    out.clear();
+    for _ in 0..3 {
+        s.on_ack(d + MS, &ack(0), &mut out);
+    }
+    assert!(out.is_empty(), "{out:?}");
+    assert!(!s.in_recovery());
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.fast_recoveries), (5.0, 1.0, 0));
+}
+
 fn sacks(s: &mut TcpSender, now: Nanos, ks: std::ops::RangeInclusive<u64>, out: &mut Vec<Segment>) {
     for k in ks {
         s.on_ack(now, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, out);
