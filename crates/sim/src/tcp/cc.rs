@@ -402,6 +402,25 @@ mod tests {
     }
 
     #[test]
+    fn cubic_growth_counts_every_segment_an_ack_acknowledges() {
+        // RFC 9438 §4.3 and §4.4 per segment acknowledged (byte counting): an ACK of 2 adds
+        // 2·α_cubic/cwnd to W_est, and 2·(target − cwnd)/cwnd toward the curve. The loss and
+        // times of cubic_curve_k_and_fast_convergence: W_max 100, cwnd 70, K = cbrt(30/0.4).
+        let mut cc = Cc::new("cubic").unwrap();
+        cc.ssthresh_on_congestion(100.0, 100.0, false);
+        let mut w = 70.0;
+        // t = 0 of the epoch: the curve is at 70, below W_est: the Reno-friendly region.
+        cc.on_ack(&mut w, 70.0, 2, Growth::ByteCounting, 10.0, 0.1);
+        assert_eq!(w, 70.0 + CUBIC_ALPHA * 2.0 / 70.0);
+        // Two seconds in, the curve leads: the step toward W_cubic(t + RTT) counts twice.
+        let w1 = w;
+        cc.on_ack(&mut w, 70.0, 2, Growth::ByteCounting, 12.0, 0.1);
+        let target = CUBIC_C * (2.1 - 75f64.cbrt()).powi(3) + 100.0;
+        // 1e-9: K and the curve are computed in a different order here.
+        assert!((w - (w1 + (target - w1) / w1 * 2.0)).abs() < 1e-9, "{w}");
+    }
+
+    #[test]
     fn cubic_fast_convergence_only_below_the_previous_w_max() {
         // RFC 9438 §4.7: W_max shrinks to cwnd·(1 + β)/2 only when cwnd is strictly below the
         // W_max remembered; a second loss at the same window of 100 remembers 100 again, and
