@@ -402,22 +402,52 @@ fn ns2_sack1_leaves_a_lost_retransmission_to_the_timeout() {
     assert_eq!((out[0], s.stats.timeouts), (Segment { seq: 0, retransmit: true, cwr: false }, 1));
 }
 
-#[test]
-fn newreno_full_ack_of_everything_leaves_two_segments() {
-    // RFC 6582 §3.2 step 3: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS). Segment 0
-    // of 0..10 lost, nine duplicate ACKs (cwnd 5 + 3 + 6 = 14 lets 10..13 out), then the ACK
-    // of the retransmission covers everything sent before the recovery and the four new
-    // segments, when their ACKs come together: FlightSize 0, cwnd = min(5, 1 + 1) = 2.
-    let cfg = TcpConfig { reduce_from: ReduceFrom::Flight, ..newreno() };
-    let (mut s, mut out) = with_window(&cfg, 10);
+/// Segment 0 of 0..10 lost (cwnd = ssthresh = 10) and nine duplicate ACKs: NewReno recovery
+/// with ssthresh 5 (the window or the flight halved), inflated to 5 + 3 + 6 = 14, which lets
+/// 10..13 out. Returns the sender with recover = 10.
+fn newreno_head_loss_inflated(cfg: &TcpConfig) -> (TcpSender, Vec<Segment>) {
+    let (mut s, mut out) = with_window(cfg, 10);
     for _ in 0..9 {
         s.on_ack(MS, &ack(0), &mut out);
     }
     assert_eq!(seqs(&out), vec![0, 10, 11, 12, 13]);
+    assert_eq!((s.ssthresh, s.cwnd), (5.0, 14.0));
     out.clear();
+    (s, out)
+}
+
+#[test]
+fn newreno_full_ack_of_everything_leaves_two_segments() {
+    // RFC 6582 §3.2 step 3: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS). After the
+    // nine duplicate ACKs, the ACK of the retransmission covers everything sent before the
+    // recovery and the four new segments, when their ACKs come together: FlightSize 0, cwnd =
+    // min(5, 1 + 1) = 2.
+    let cfg = TcpConfig { reduce_from: ReduceFrom::Flight, ..newreno() };
+    let (mut s, mut out) = newreno_head_loss_inflated(&cfg);
     s.on_ack(2 * MS, &ack(14), &mut out);
     assert!(!s.in_recovery());
     assert_eq!((s.ssthresh, s.cwnd), (5.0, 2.0));
+}
+
+#[test]
+fn newreno_starts_a_new_recovery_once_the_ack_covers_recover() {
+    // RFC 6582 §3.2 step 2: three duplicate ACKs start a fast retransmit when the cumulative
+    // ACK covers more than recover, the highest segment sent when the last recovery began (9:
+    // recover = snd_max 10 here, as ns-3's m_highRxAckMark ≥ m_recover). After the recovery
+    // for 0, the ACK of 10 ends it with cwnd = min(5, FlightSize 4 + 1) = 5, which lets 14
+    // out; segment 10, sent during the recovery, is lost, and 11, 12, 13 bring three
+    // duplicate ACKs of 10: a new loss, a new recovery, ssthresh = 5 · ½.
+    let (mut s, mut out) = newreno_head_loss_inflated(&newreno());
+    s.on_ack(2 * MS, &ack(10), &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!((s.cwnd, seqs(&out)), (5.0, vec![14]));
+    out.clear();
+    for _ in 0..3 {
+        s.on_ack(3 * MS, &ack(10), &mut out);
+    }
+    assert_eq!(out, vec![Segment { seq: 10, retransmit: true, cwr: false }]);
+    assert_eq!((s.ssthresh, s.stats.fast_recoveries), (2.5, 2));
+    assert!(s.ssthresh <= 5.0);
 }
 
 #[test]
