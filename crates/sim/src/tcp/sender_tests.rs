@@ -1277,6 +1277,11 @@ fn losses_are_news_once_when_the_dupthresh_boundary_passes_them() {
     assert!(!s.detect_losses(9 * MS), "5 was already lost");
 }
 
+/// The `linux` profile with Reno and the DupThresh rule (no RACK), without limited transmit.
+fn linux_reno_dupthresh() -> TcpConfig {
+    TcpConfig { rack: false, cc: "reno".into(), hystart: false, limited_transmit: false, ..TcpConfig::profile("linux").unwrap() }
+}
+
 #[test]
 fn linux_ssrb_adds_no_segment_on_a_partial_ack_that_finds_new_losses() {
     // Linux's tcp_cwnd_reduction below ssthresh sends max(prr_delivered − prr_out, delivered),
@@ -1290,8 +1295,7 @@ fn linux_ssrb_adds_no_segment_on_a_partial_ack_that_finds_new_losses() {
     // - the ACK of 0's copy (up to 4) SACKing 16 delivers 2 (0 and 16) and makes 4..=13 lost
     //   at once: pipe 4 (17..=20), below ssthresh; prr_delivered 5: sndcnt = min(10 − 4,
     //   max(5 − 2, 2)) = 3 with no extra segment, cwnd 7, and 4, 5, 6 are resent.
-    let cfg = TcpConfig { rack: false, cc: "reno".into(), hystart: false, limited_transmit: false, ..TcpConfig::profile("linux").unwrap() };
-    let (mut s, mut out) = with_window(&cfg, 20);
+    let (mut s, mut out) = with_window(&linux_reno_dupthresh(), 20);
     let sacks: [&[(u64, u64)]; 5] = [&[(1, 2)], &[(1, 3)], &[(1, 4)], &[(14, 15), (1, 4)], &[(14, 16), (1, 4)]];
     for (k, blocks) in (1..).zip(sacks) {
         s.on_ack(MS * k, &sack_ack(0, blocks, 0), &mut out);
@@ -1303,4 +1307,26 @@ fn linux_ssrb_adds_no_segment_on_a_partial_ack_that_finds_new_losses() {
     assert_eq!((s.pipe(), s.cwnd), (7, 7.0));
     assert_eq!(seqs(&out), vec![4, 5, 6]);
     assert!(s.cwnd <= 20.0 && s.ssthresh <= 20.0);
+}
+
+#[test]
+fn linux_ssrb_takes_the_losses_found_at_the_recovery_start_as_old_news() {
+    // The segments marked lost when a recovery starts are not news to the ACKs after it, so
+    // the first partial ACK still earns Linux's extra segment. 0..20 sent at cwnd 20, 0..=12
+    // lost. By hand (RFC 6675 pipe, RFC 6937 §3):
+    // - SACKs of 13, 14, 15: the third starts recovery with 0..=12 lost, ssthresh 10,
+    //   RecoverFS 20, 0 resent; pipe 5 (0 resent, 16..20), below ssthresh: PRR-SSRB sends
+    //   min(10 − 5, max(1 − 1, 1)) = 1 (a duplicate ACK: no extra), 1 is resent (prr_out 2);
+    // - the ACK of 0's copy (up to 1) delivers 1, marks nothing newly lost: pipe 5 (1 resent,
+    //   16..20), prr_delivered 2: min(5, max(2 − 2, 1) + 1) = 2, cwnd 7: 2 and 3 are resent.
+    let (mut s, mut out) = with_window(&linux_reno_dupthresh(), 20);
+    for k in 1..=3 {
+        s.on_ack(k * MS, &sack_ack(0, &[(13, 13 + k)], 0), &mut out);
+    }
+    assert_eq!((s.ssthresh, s.cwnd), (10.0, 6.0));
+    assert_eq!(seqs(&out), vec![0, 1]);
+    out.clear();
+    s.on_ack(4 * MS, &sack_ack(1, &[(13, 16)], 0), &mut out);
+    assert_eq!(s.cwnd, 7.0);
+    assert_eq!(seqs(&out), vec![2, 3]);
 }
