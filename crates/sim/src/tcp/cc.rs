@@ -418,6 +418,11 @@ mod tests {
         let target = CUBIC_C * (2.1 - 75f64.cbrt()).powi(3) + 100.0;
         // 1e-9: K and the curve are computed in a different order here.
         assert!((w - (w1 + (target - w1) / w1 * 2.0)).abs() < 1e-9, "{w}");
+        // Before any congestion event, the 1/20-per-segment floor: 2/20 for an ACK of 2.
+        let mut cc = Cc::new("cubic").unwrap();
+        let mut w = 100.0;
+        cc.on_ack(&mut w, 100.0, 2, Growth::ByteCounting, 5.0, 0.05);
+        assert_eq!(w, 100.0 + CUBIC_NO_MAX_GROWTH * 2.0);
     }
 
     #[test]
