@@ -557,6 +557,14 @@ mod tests {
         assert!((d.score - want).abs() < 1e-9, "{} vs {want}", d.score);
     }
 
+    #[test]
+    fn prague_paces_at_its_own_ratios() {
+        // tcp_prague's prague_update_pacing_rate: 200 % of cwnd/srtt in slow start and 100 %
+        // after, where Linux's other controllers take tcp_pacing_ca_ratio's 120 %.
+        assert_eq!(Cc::new("prague").unwrap().pacing_ratios(), (2.0, 1.0));
+        assert_eq!(Cc::new("cubic").unwrap().pacing_ratios(), (2.0, 1.2));
+    }
+
     fn alpha(cc: &Cc) -> Option<f64> {
         match cc {
             Cc::Dctcp(d) => Some(d.alpha),
