@@ -160,6 +160,41 @@ fn duplicate_acks_for_data_sent_before_a_timeout_start_no_fast_retransmit() {
     assert_eq!((s.ssthresh, s.cwnd, s.stats.fast_recoveries), (5.0, 1.0, 0));
 }
 
+#[test]
+fn a_timeout_with_nothing_outstanding_changes_nothing() {
+    // RFC 6298 §5.2 turns the timer off once everything sent is acknowledged; a timeout then
+    // (a stale deadline) has no lost segment to answer: no reduction, nothing resent. A
+    // transfer of 10 segments, all acknowledged.
+    let (mut s, mut out) = started(&newreno(), Some(10), 10, 10);
+    s.on_ack(MS, &ack(10), &mut out);
+    assert!(out.is_empty() && s.is_complete());
+    let (cwnd, ssthresh) = (s.cwnd, s.ssthresh);
+    s.on_timeout(2 * MS, &mut out);
+    assert!(out.is_empty());
+    assert_eq!((s.cwnd, s.ssthresh, s.stats.timeouts), (cwnd, ssthresh, 0));
+}
+
+#[test]
+fn the_invariant_counts_a_response_that_raises_the_window() {
+    // A congestion response never leaves cwnd, nor ssthresh when it sets one, above the window
+    // in force before it (floored at RFC 5681's 2 segments), windows taken as they act, capped
+    // by the receiver window. Checked by hand against the audit.
+    let (mut s, _) = with_window(&TcpConfig { rwnd: 20, ..newreno() }, 10);
+    let raised = |s: &mut TcpSender, before: f64, ssthresh: Option<f64>, after: f64| {
+        let n = s.stats.window_raising_responses;
+        if let Some(t) = ssthresh {
+            s.ssthresh = t;
+        }
+        s.audit_response(before, ssthresh.is_some(), after);
+        s.stats.window_raising_responses - n
+    };
+    assert_eq!(raised(&mut s, 10.0, None, 10.0), 0);
+    assert_eq!(raised(&mut s, 10.0, None, 11.0), 1, "cwnd above the window before");
+    assert_eq!(raised(&mut s, 10.0, Some(11.0), 5.0), 1, "ssthresh above it");
+    assert_eq!(raised(&mut s, 1.0, Some(2.0), 2.0), 0, "the floor of 2");
+    assert_eq!(raised(&mut s, 30.0, None, 25.0), 0, "both above the receiver window of 20");
+}
+
 fn sacks(s: &mut TcpSender, now: Nanos, ks: std::ops::RangeInclusive<u64>, out: &mut Vec<Segment>) {
     for k in ks {
         s.on_ack(now, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 0, echo: 0 }, out);
