@@ -236,6 +236,27 @@ fn ns3_halves_the_sack_pipe_on_fast_retransmit_and_timeout() {
 }
 
 #[test]
+fn ns3_timeout_while_resending_halves_what_was_sent_again() {
+    // ns-3.44 ReTxTimeout halves BytesInFlight(), and after a timeout everything sent before it
+    // is marked lost (SetSentListLost): what counts is what was sent again. 0..10 sent; the
+    // first timeout halves the 10 in flight, ssthresh 5, and resends 0. Its ACK ends the
+    // timeout phase and grows cwnd to 2 (slow start, per ACK): 1 and 2 are resent. The timer
+    // fires again: a new loss (new data was acknowledged in between), with 2 in the network:
+    // ssthresh max(2/2, 2) = 2, never above the window of 2 in force (the SACK pipe of the
+    // segments sent before the timeout, 9 + 2 resent, would give 5.5).
+    let (mut s, mut out) = with_window(&TcpConfig::profile("ns3").unwrap(), 10);
+    let d = s.timers.rto.get().unwrap();
+    s.on_timeout(d, &mut out);
+    assert_eq!((s.ssthresh, seqs(&out)), (5.0, vec![0]));
+    out.clear();
+    s.on_ack(d + MS, &ack(1), &mut out);
+    assert_eq!((s.cwnd, seqs(&out)), (2.0, vec![1, 2]));
+    let d = s.timers.rto.get().unwrap();
+    s.on_timeout(d, &mut out);
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.window_raising_responses), (2.0, 1.0, 0));
+}
+
+#[test]
 fn flightsize_rule_raises_the_window_and_the_invariant_counts_it() {
     // The same losses halving FlightSize (snd_max − snd_una): ssthresh = cwnd = 12 / 2 = 6 at
     // the fast retransmit; the pipe falls by one per SACK and from the SACK of 7 each one
@@ -327,6 +348,28 @@ fn ns3_26_halves_rfc4898_pipe_without_sack() {
     }
     assert_eq!(seqs(&out), vec![10, 11, 0]);
     assert_eq!((s.ssthresh, s.cwnd), (4.5, 7.5));
+}
+
+#[test]
+fn ns3_26_timeout_in_recovery_halves_rfc4898_pipe() {
+    // ns-3.26's BytesInFlight without SACK: snd_nxt − snd_una + retransmissions out − duplicate
+    // ACKs, halved at ReTxTimeout too. 0 and 5 of 0..10 lost: limited transmit sends 10 and 11
+    // on the first two duplicate ACKs, the third starts recovery (ssthresh 9/2 = 4.5, cwnd 7.5,
+    // 0 resent), a fourth inflates to 8.5. The ACK of 0's copy (up to 5) is partial: 5 resent,
+    // cwnd 8.5 − 5 + 1 = 4.5, the duplicate ACKs reset. Then the timer fires: 12 − 5 sent and
+    // unacknowledged, one retransmission out: 8, ssthresh 4, below the window of 4.5.
+    let (mut s, mut out) = with_window(&TcpConfig::profile("ns3.26").unwrap(), 10);
+    for _ in 0..4 {
+        s.on_ack(MS, &ack(0), &mut out);
+    }
+    assert_eq!(seqs(&out), vec![10, 11, 0]);
+    assert_eq!((s.ssthresh, s.cwnd), (4.5, 8.5));
+    out.clear();
+    s.on_ack(2 * MS, &ack(5), &mut out);
+    assert_eq!((s.cwnd, seqs(&out)), (4.5, vec![5]));
+    let d = s.timers.rto.get().unwrap();
+    s.on_timeout(d, &mut out);
+    assert_eq!((s.ssthresh, s.stats.window_raising_responses), (4.0, 0));
 }
 
 #[test]
