@@ -161,6 +161,20 @@ fn duplicate_acks_for_data_sent_before_a_timeout_start_no_fast_retransmit() {
 }
 
 #[test]
+fn a_repeated_timeout_holds_ssthresh() {
+    // RFC 5681 §3.1: when the timer expires again for a segment it already retransmitted,
+    // ssthresh is held and cwnd is the loss window. 0..10 sent: the first timeout sets
+    // ssthresh = 10/2 = 5; the second (no ACK between) keeps 5 where halving the loss window
+    // would give the floor of 2.
+    let (mut s, mut out) = with_window(&newreno(), 10);
+    s.on_timeout(s.timers.rto.get().unwrap(), &mut out);
+    assert_eq!((s.ssthresh, s.cwnd), (5.0, 1.0));
+    s.on_timeout(s.timers.rto.get().unwrap(), &mut out);
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.timeouts), (5.0, 1.0, 2));
+    assert_eq!(seqs(&out), vec![0, 0]);
+}
+
+#[test]
 fn a_timeout_with_nothing_outstanding_changes_nothing() {
     // RFC 6298 §5.2 turns the timer off once everything sent is acknowledged; a timeout then
     // (a stale deadline) has no lost segment to answer: no reduction, nothing resent. A
