@@ -484,6 +484,10 @@ mod tests {
         assert_eq!(next_seg(&sb, &NextSegInput { new_allowed: false, ..done }), None);
         let rule3 = NextSegInput { lost_end: 0, new_allowed: false, high_rxt: 2, ..base };
         assert_eq!(next_seg(&sb, &rule3), Some(NextSeg::Unsacked(6)));
+        // The boundary is exclusive: with RACK's at 6 (6 not yet due), the hole at 6 above
+        // HighRxt 2 is not lost: rule 2 sends new data where rule 1 would resend 6.
+        let at_boundary = NextSegInput { lost_end: 6, high_rxt: 2, ..base };
+        assert_eq!(next_seg(&sb, &at_boundary), Some(NextSeg::New));
         // Rule 4 when 1-3 fail: the highest un-SACKed segment (6: 7..10 are SACKed).
         assert_eq!(next_seg(&sb, &NextSegInput { new_allowed: false, rescue: true, ..done }), Some(NextSeg::Rescue(6)));
     }
