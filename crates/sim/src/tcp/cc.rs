@@ -360,6 +360,19 @@ mod tests {
     }
 
     #[test]
+    fn byte_counting_hands_what_slow_start_leaves_to_congestion_avoidance() {
+        // An ACK of 3 segments at cwnd 9 with ssthresh 9.5 (a halved fractional window): slow
+        // start takes one whole segment (it never adds less than one, so cwnd passes
+        // ssthresh to 10), and the 2 segments left grow the window as congestion avoidance
+        // does, 1/cwnd each (RFC 5681 eq. 3, counted per segment by RFC 3465): none of the
+        // acknowledged segments is lost to growth.
+        let mut cc = Cc::new("newreno").unwrap();
+        let mut w = 9.0;
+        cc.on_ack(&mut w, 9.5, 3, Growth::ByteCounting, 0.0, 0.1);
+        assert_eq!(w, 10.0 + 2.0 / 10.0);
+    }
+
+    #[test]
     fn cubic_curve_k_and_fast_convergence() {
         let mut cc = Cc::new("cubic").unwrap();
         // Loss at cwnd 100: W_max 100, ssthresh 70.
@@ -386,6 +399,45 @@ mod tests {
         cc.ssthresh_on_congestion(80.0, 80.0, false);
         let Cc::Cubic(s) = &cc else { unreachable!() };
         assert!((s.w_max - 80.0 * 0.85).abs() < 1e-12);
+    }
+
+    #[test]
+    fn cubic_growth_counts_every_segment_an_ack_acknowledges() {
+        // RFC 9438 §4.3 and §4.4 per segment acknowledged (byte counting): an ACK of 2 adds
+        // 2·α_cubic/cwnd to W_est, and 2·(target − cwnd)/cwnd toward the curve. The loss and
+        // times of cubic_curve_k_and_fast_convergence: W_max 100, cwnd 70, K = cbrt(30/0.4).
+        let mut cc = Cc::new("cubic").unwrap();
+        cc.ssthresh_on_congestion(100.0, 100.0, false);
+        let mut w = 70.0;
+        // t = 0 of the epoch: the curve is at 70, below W_est: the Reno-friendly region.
+        cc.on_ack(&mut w, 70.0, 2, Growth::ByteCounting, 10.0, 0.1);
+        assert_eq!(w, 70.0 + CUBIC_ALPHA * 2.0 / 70.0);
+        // Two seconds in, the curve leads: the step toward W_cubic(t + RTT) counts twice.
+        let w1 = w;
+        cc.on_ack(&mut w, 70.0, 2, Growth::ByteCounting, 12.0, 0.1);
+        let target = CUBIC_C * (2.1 - 75f64.cbrt()).powi(3) + 100.0;
+        // 1e-9: K and the curve are computed in a different order here.
+        assert!((w - (w1 + (target - w1) / w1 * 2.0)).abs() < 1e-9, "{w}");
+        // Before any congestion event, the 1/20-per-segment floor: 2/20 for an ACK of 2.
+        let mut cc = Cc::new("cubic").unwrap();
+        let mut w = 100.0;
+        cc.on_ack(&mut w, 100.0, 2, Growth::ByteCounting, 5.0, 0.05);
+        assert_eq!(w, 100.0 + CUBIC_NO_MAX_GROWTH * 2.0);
+    }
+
+    #[test]
+    fn cubic_fast_convergence_only_below_the_previous_w_max() {
+        // RFC 9438 §4.7: W_max shrinks to cwnd·(1 + β)/2 only when cwnd is strictly below the
+        // W_max remembered; a second loss at the same window of 100 remembers 100 again, and
+        // ssthresh is β·100 = 70 both times, below the window in force.
+        let mut cc = Cc::new("cubic").unwrap();
+        for _ in 0..2 {
+            let ssthresh = cc.ssthresh_on_congestion(100.0, 100.0, false);
+            assert_eq!(ssthresh, 70.0);
+            assert!(ssthresh <= 100.0);
+            let Cc::Cubic(s) = &cc else { unreachable!() };
+            assert_eq!(s.w_max, 100.0);
+        }
     }
 
     #[test]
@@ -468,6 +520,51 @@ mod tests {
         assert!(w > 10.0, "{w}");
     }
 
+    #[test]
+    fn ledbat_backs_off_on_the_delay_samples_it_is_given() {
+        // RFC 6817 §2.4.2 through the controller: a base delay of 40 ms, then CURRENT_FILTER
+        // samples of 240 ms make the queueing delay 200 ms, twice TARGET: off_target = −1, so an
+        // ACK of one segment at cwnd 10 takes GAIN · 1/10 off (LEDBAT has no slow start, so
+        // ssthresh plays no part). Without the samples the law would not run at all.
+        let mut cc = Cc::new("ledbat").unwrap();
+        cc.on_delay_sample(0.0, 0.040);
+        for k in 1..=crate::tcp::ledbat::CURRENT_FILTER {
+            cc.on_delay_sample(k as f64, 0.240);
+        }
+        let mut w = 10.0;
+        cc.on_ack(&mut w, f64::INFINITY, 1, Growth::ByteCounting, 5.0, 0.24);
+        // 1e-12: the delays are decimal fractions, inexact in binary.
+        assert!((w - (10.0 - 1.0 / 10.0)).abs() < 1e-12, "{w}");
+    }
+
+    #[test]
+    fn prague_detector_hears_the_delay_samples() {
+        // The Draft Prague's Classic ECN detector runs on the per-ACK RTT samples. With its gain
+        // at 1/2 (set_gain(1): shift ⌊lg 1⌋ + 0 + 1), samples of 20 then 100 ms give srtt 60 ms
+        // and mdev 1 µs + (80 ms − 1 µs)/4, min RTT 20 ms; a round then moves the score by
+        // ½·lg(mdev/V0) + ½·lg((srtt − min RTT)/D0) (see prague::ClassicEcnDetector).
+        let mut cc = Cc::new("prague").unwrap().with_prague(PragueVariant::Draft, 1500);
+        let Cc::Prague(p) = &mut cc else { unreachable!() };
+        p.detector.as_mut().unwrap().set_gain(1.0);
+        cc.on_delay_sample(0.0, 0.020);
+        cc.on_delay_sample(0.1, 0.100);
+        let Cc::Prague(p) = &mut cc else { unreachable!() };
+        let d = p.detector.as_mut().unwrap();
+        d.end_round();
+        let mdev = 1e-6 + (0.080 - 1e-6) / 4.0;
+        let want = 0.5 * (mdev / prague::V0).log2() + 0.5 * (0.040 / prague::D0).log2();
+        // 1e-9: the delays are decimal fractions, inexact in binary, and go through logarithms.
+        assert!((d.score - want).abs() < 1e-9, "{} vs {want}", d.score);
+    }
+
+    #[test]
+    fn prague_paces_at_its_own_ratios() {
+        // tcp_prague's prague_update_pacing_rate: 200 % of cwnd/srtt in slow start and 100 %
+        // after, where Linux's other controllers take tcp_pacing_ca_ratio's 120 %.
+        assert_eq!(Cc::new("prague").unwrap().pacing_ratios(), (2.0, 1.0));
+        assert_eq!(Cc::new("cubic").unwrap().pacing_ratios(), (2.0, 1.2));
+    }
+
     fn alpha(cc: &Cc) -> Option<f64> {
         match cc {
             Cc::Dctcp(d) => Some(d.alpha),
@@ -475,10 +572,14 @@ mod tests {
         }
     }
 
+    /// The ECN side of an ACK as DCTCP reads it (the window fields are Prague's).
+    fn ack(acked: u64, marked: u64, snd_una: u64, snd_max: u64) -> AckInfo {
+        AckInfo { acked, marked, snd_una, snd_max, now: 0.0, cwnd: 10.0, ssthresh: 5.0 }
+    }
+
     #[test]
     fn dctcp_alpha_ewma_and_reduction() {
         let mut cc = Cc::new("dctcp").unwrap();
-        let ack = |acked, marked, snd_una, snd_max| AckInfo { acked, marked, snd_una, snd_max, now: 0.0, cwnd: 10.0, ssthresh: 5.0 };
         // First window (ends at 0): 10 segments acked, all marked: α = 15/16 + 1/16 = 1.
         cc.on_ack_ecn(ack(10, 10, 1, 10));
         assert_eq!(alpha(&cc), Some(1.0));
@@ -490,5 +591,45 @@ mod tests {
         assert_eq!(cc.ssthresh_on_congestion(40.0, 40.0, true), 40.0 * (1.0 - a / 2.0));
         // Loss still halves.
         assert_eq!(cc.ssthresh_on_congestion(40.0, 40.0, false), 20.0);
+    }
+
+    #[test]
+    fn dctcp_alpha_decays_by_one_minus_g_per_unmarked_window() {
+        // RFC 8257 §3.3 with g = 1/16 and α starting at 1: two windows without a mark give
+        // α = 15/16, then (15/16)² = 225/256 (the old α is multiplied by 1 − g every window).
+        let mut cc = Cc::new("dctcp").unwrap();
+        // The first window ends at once (at segment 0); the next at snd_max 10.
+        cc.on_ack_ecn(ack(1, 0, 1, 10));
+        assert_eq!(alpha(&cc), Some(15.0 / 16.0));
+        cc.on_ack_ecn(ack(10, 0, 11, 20));
+        assert_eq!(alpha(&cc), Some(225.0 / 256.0));
+        // §3.3's reduction, cwnd · (1 − α/2) = 40 · 287/512, below the window of 40 in force.
+        let ssthresh = cc.ssthresh_on_congestion(40.0, 40.0, true);
+        assert_eq!(ssthresh, 40.0 * 287.0 / 512.0);
+        assert!(ssthresh <= 40.0);
+    }
+
+    #[test]
+    fn dctcp_window_ends_only_past_the_data_sent_when_it_began() {
+        // RFC 8257 §3.3 step 4: an ACK at or below Window_End (SND.NXT when the window began)
+        // leaves the window open; only one beyond it closes it. The first window closes at once
+        // (Window_End 0) with α = 15/16 and the next ends past 10: the ACK up to 10, 9 of its 9
+        // segments marked, does not close it; the ACK of 11 does, with F = 9/10.
+        let mut cc = Cc::new("dctcp").unwrap();
+        cc.on_ack_ecn(ack(1, 0, 1, 10));
+        cc.on_ack_ecn(ack(9, 9, 10, 20));
+        assert_eq!(alpha(&cc), Some(15.0 / 16.0));
+        cc.on_ack_ecn(ack(1, 0, 11, 20));
+        assert_eq!(alpha(&cc), Some((1.0 - DCTCP_G) * (15.0 / 16.0) + DCTCP_G * (9.0 / 10.0)));
+    }
+
+    #[test]
+    fn dctcp_window_that_acknowledged_nothing_counts_as_unmarked() {
+        // F is the marked fraction of what the window acknowledged; a window that acknowledged
+        // nothing saw no mark, so α only decays (Linux dctcp_update_alpha adds nothing without
+        // CE and divides by max(1, delivered)), and never becomes 0/0.
+        let mut cc = Cc::new("dctcp").unwrap();
+        cc.on_ack_ecn(ack(0, 0, 1, 1));
+        assert_eq!(alpha(&cc), Some(15.0 / 16.0));
     }
 }

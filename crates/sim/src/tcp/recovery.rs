@@ -426,6 +426,47 @@ mod tests {
         assert_eq!(p.on_ack(partial(1, false), false, 180.0, 135.0), 180.0);
     }
 
+    /// Retransmissions of `seqs`, each sent while snd_max was 10.
+    fn retransmitted(seqs: &[u64]) -> Retransmissions {
+        let mut r = Retransmissions::default();
+        for &q in seqs {
+            r.record(q, 10, 0);
+        }
+        r
+    }
+
+    #[test]
+    fn a_retransmission_is_lost_once_dupthresh_later_segments_are_sacked_and_it_is_not() {
+        // Linux's tcp_mark_lost_retrans test: 10, 11 and 12, sent after the retransmissions,
+        // SACKed. Of 1, 2 and 3 (snd_una 2): 1 is cumulatively acknowledged and 2 SACKed, both
+        // delivered; only 3 is lost, news on this call and not on the next.
+        let mut sb = Scoreboard::default();
+        sb.add(2, 3);
+        sb.add(10, 13);
+        let mut r = retransmitted(&[1, 2, 3]);
+        assert!(r.detect_lost_by_dupthresh(&sb, 3, 2));
+        assert_eq!((r.relost(), r.take_relost()), (1, Some(3)));
+        assert!(!r.detect_lost_by_dupthresh(&sb, 3, 2));
+        // Delivered retransmissions alone are no news.
+        let mut r = retransmitted(&[1, 2]);
+        assert!(!r.detect_lost_by_dupthresh(&sb, 3, 2));
+        assert_eq!(r.relost(), 0);
+    }
+
+    #[test]
+    fn rack_passes_over_a_retransmission_not_yet_due() {
+        // RFC 8985 §6.2 step 5: a retransmission whose deadline is still ahead is skipped, the
+        // ones after it are still judged, and the reordering timer takes the latest deadline.
+        let mut r = retransmitted(&[3, 5, 7]);
+        let verdicts = |seq: u64, _: Nanos| match seq {
+            3 => Verdict::Wait(4),
+            5 => Verdict::Lost,
+            _ => Verdict::Wait(9),
+        };
+        assert_eq!(r.detect_lost_by_time(0, verdicts), (true, 9));
+        assert_eq!((r.relost(), r.take_relost()), (1, Some(5)));
+    }
+
     #[test]
     fn next_seg_rules_in_order() {
         // 0..10 sent, 1 and 2 lost, 3..=9 SACKed but 6: DupThresh's boundary is 7.
@@ -443,6 +484,10 @@ mod tests {
         assert_eq!(next_seg(&sb, &NextSegInput { new_allowed: false, ..done }), None);
         let rule3 = NextSegInput { lost_end: 0, new_allowed: false, high_rxt: 2, ..base };
         assert_eq!(next_seg(&sb, &rule3), Some(NextSeg::Unsacked(6)));
+        // The boundary is exclusive: with RACK's at 6 (6 not yet due), the hole at 6 above
+        // HighRxt 2 is not lost: rule 2 sends new data where rule 1 would resend 6.
+        let at_boundary = NextSegInput { lost_end: 6, high_rxt: 2, ..base };
+        assert_eq!(next_seg(&sb, &at_boundary), Some(NextSeg::New));
         // Rule 4 when 1-3 fail: the highest un-SACKed segment (6: 7..10 are SACKed).
         assert_eq!(next_seg(&sb, &NextSegInput { new_allowed: false, rescue: true, ..done }), Some(NextSeg::Rescue(6)));
     }

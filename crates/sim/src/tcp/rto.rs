@@ -74,4 +74,25 @@ mod tests {
         assert_eq!(e.rto(), 200 * MS);
         assert!((e.srtt() - 1e8).abs() < 1.0);
     }
+
+    #[test]
+    fn rfc6298_clock_granularity_and_upper_bound() {
+        // §2.2: RTO = SRTT + max(G, 4·RTTVAR). A first sample of 100 ms (RTTVAR 50) with a
+        // clock of G = 500 ms: 4·RTTVAR = 200 ms is below G, so RTO = 100 + 500 = 600 ms.
+        let mut e = RttEstimator::new(1000 * MS, 200 * MS, 60_000 * MS, 500 * MS);
+        e.sample(100 * MS);
+        assert_eq!(e.rto(), 600 * MS);
+        // §2.5 upper bound: a first sample of 40 s gives 40 + 4·20 = 120 s, held at 60 s; the
+        // back-off (§5.5) doubles up to it and no further.
+        let mut e = RttEstimator::new(1000 * MS, 200 * MS, 60_000 * MS, MS);
+        e.sample(40_000 * MS);
+        assert_eq!(e.rto(), 60_000 * MS);
+        e.back_off();
+        assert_eq!(e.rto(), 60_000 * MS);
+        let mut e = RttEstimator::new(1000 * MS, 200 * MS, 60_000 * MS, MS);
+        for want in [2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000] {
+            e.back_off();
+            assert_eq!(e.rto(), want * MS);
+        }
+    }
 }

@@ -91,6 +91,24 @@ fn newreno_fast_retransmit_and_partial_ack() {
 }
 
 #[test]
+fn newreno_restarts_the_timer_on_the_first_partial_ack_only() {
+    // RFC 6582 §3.2 step 3: the first partial ACK of a recovery resets the retransmission
+    // timer, later ones do not (the "Impatient" variant: a recovery with many holes falls to the
+    // timeout instead of repairing one hole per round trip). Segments 0, 3 and 6 of 0..10 lost;
+    // no RTT sample (0 was retransmitted, Karn), so the RTO stays at its initial 1 s.
+    let (mut s, mut out) = with_window(&newreno(), 10);
+    for _ in 0..3 {
+        s.on_ack(MS, &ack(0), &mut out);
+    }
+    assert_eq!(s.timers.rto.get(), Some(1001 * MS));
+    s.on_ack(2 * MS, &ack(3), &mut out);
+    assert_eq!(s.timers.rto.get(), Some(1002 * MS));
+    s.on_ack(3 * MS, &ack(6), &mut out);
+    assert!(s.in_recovery());
+    assert_eq!(s.timers.rto.get(), Some(1002 * MS));
+}
+
+#[test]
 fn ns2_halves_the_window_not_the_flight() {
     let (mut s, mut out) = with_window(&newreno(), 10);
     s.cwnd = 16.0; // window larger than the flight of 10
@@ -122,6 +140,73 @@ fn timeout_goes_back_n_with_loss_window() {
     s.on_ack(d + 2020 * MS, &ack(4), &mut out);
     assert!(s.is_complete());
     assert_eq!(s.timers.rto.get(), None);
+}
+
+#[test]
+fn duplicate_acks_for_data_sent_before_a_timeout_start_no_fast_retransmit() {
+    // RFC 6582 §4 (and §3.2 step 2): after a timeout, recover is the highest segment sent, and
+    // duplicate ACKs that do not cover it start no fast retransmit: the window was already
+    // reduced for those losses. 0..10 sent, the timer fires (ssthresh = 10/2 = 5, cwnd 1,
+    // 0 resent); three duplicate ACKs of 0 then change nothing.
+    let (mut s, mut out) = with_window(&newreno(), 10);
+    let d = s.timers.rto.get().unwrap();
+    s.on_timeout(d, &mut out);
+    out.clear();
+    for _ in 0..3 {
+        s.on_ack(d + MS, &ack(0), &mut out);
+    }
+    assert!(out.is_empty(), "{out:?}");
+    assert!(!s.in_recovery());
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.fast_recoveries), (5.0, 1.0, 0));
+}
+
+#[test]
+fn a_repeated_timeout_holds_ssthresh() {
+    // RFC 5681 §3.1: when the timer expires again for a segment it already retransmitted,
+    // ssthresh is held and cwnd is the loss window. 0..10 sent: the first timeout sets
+    // ssthresh = 10/2 = 5; the second (no ACK between) keeps 5 where halving the loss window
+    // would give the floor of 2.
+    let (mut s, mut out) = with_window(&newreno(), 10);
+    s.on_timeout(s.timers.rto.get().unwrap(), &mut out);
+    assert_eq!((s.ssthresh, s.cwnd), (5.0, 1.0));
+    s.on_timeout(s.timers.rto.get().unwrap(), &mut out);
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.timeouts), (5.0, 1.0, 2));
+    assert_eq!(seqs(&out), vec![0, 0]);
+}
+
+#[test]
+fn a_timeout_with_nothing_outstanding_changes_nothing() {
+    // RFC 6298 §5.2 turns the timer off once everything sent is acknowledged; a timeout then
+    // (a stale deadline) has no lost segment to answer: no reduction, nothing resent. A
+    // transfer of 10 segments, all acknowledged.
+    let (mut s, mut out) = started(&newreno(), Some(10), 10, 10);
+    s.on_ack(MS, &ack(10), &mut out);
+    assert!(out.is_empty() && s.is_complete());
+    let (cwnd, ssthresh) = (s.cwnd, s.ssthresh);
+    s.on_timeout(2 * MS, &mut out);
+    assert!(out.is_empty());
+    assert_eq!((s.cwnd, s.ssthresh, s.stats.timeouts), (cwnd, ssthresh, 0));
+}
+
+#[test]
+fn the_invariant_counts_a_response_that_raises_the_window() {
+    // A congestion response never leaves cwnd, nor ssthresh when it sets one, above the window
+    // in force before it (floored at RFC 5681's 2 segments), windows taken as they act, capped
+    // by the receiver window. Checked by hand against the audit.
+    let (mut s, _) = with_window(&TcpConfig { rwnd: 20, ..newreno() }, 10);
+    let raised = |s: &mut TcpSender, before: f64, ssthresh: Option<f64>, after: f64| {
+        let n = s.stats.window_raising_responses;
+        if let Some(t) = ssthresh {
+            s.ssthresh = t;
+        }
+        s.audit_response(before, ssthresh.is_some(), after);
+        s.stats.window_raising_responses - n
+    };
+    assert_eq!(raised(&mut s, 10.0, None, 10.0), 0);
+    assert_eq!(raised(&mut s, 10.0, None, 11.0), 1, "cwnd above the window before");
+    assert_eq!(raised(&mut s, 10.0, Some(11.0), 5.0), 1, "ssthresh above it");
+    assert_eq!(raised(&mut s, 1.0, Some(2.0), 2.0), 0, "the floor of 2");
+    assert_eq!(raised(&mut s, 30.0, None, 25.0), 0, "both above the receiver window of 20");
 }
 
 fn sacks(s: &mut TcpSender, now: Nanos, ks: std::ops::RangeInclusive<u64>, out: &mut Vec<Segment>) {
@@ -160,6 +245,27 @@ fn ns3_halves_the_sack_pipe_on_fast_retransmit_and_timeout() {
     // the retransmission are in flight (1..=11 SACKed, 0 retransmitted): ssthresh = 4 / 2.
     let d = s.timers.rto.get().unwrap();
     let mut out = Vec::new();
+    s.on_timeout(d, &mut out);
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.window_raising_responses), (2.0, 1.0, 0));
+}
+
+#[test]
+fn ns3_timeout_while_resending_halves_what_was_sent_again() {
+    // ns-3.44 ReTxTimeout halves BytesInFlight(), and after a timeout everything sent before it
+    // is marked lost (SetSentListLost): what counts is what was sent again. 0..10 sent; the
+    // first timeout halves the 10 in flight, ssthresh 5, and resends 0. Its ACK ends the
+    // timeout phase and grows cwnd to 2 (slow start, per ACK): 1 and 2 are resent. The timer
+    // fires again: a new loss (new data was acknowledged in between), with 2 in the network:
+    // ssthresh max(2/2, 2) = 2, never above the window of 2 in force (the SACK pipe of the
+    // segments sent before the timeout, 9 + 2 resent, would give 5.5).
+    let (mut s, mut out) = with_window(&TcpConfig::profile("ns3").unwrap(), 10);
+    let d = s.timers.rto.get().unwrap();
+    s.on_timeout(d, &mut out);
+    assert_eq!((s.ssthresh, seqs(&out)), (5.0, vec![0]));
+    out.clear();
+    s.on_ack(d + MS, &ack(1), &mut out);
+    assert_eq!((s.cwnd, seqs(&out)), (2.0, vec![1, 2]));
+    let d = s.timers.rto.get().unwrap();
     s.on_timeout(d, &mut out);
     assert_eq!((s.ssthresh, s.cwnd, s.stats.window_raising_responses), (2.0, 1.0, 0));
 }
@@ -217,6 +323,10 @@ fn ns3_ecn_reduction_runs_prr_without_growth_then_sets_ssthresh() {
     assert_eq!(&sent[..6], &[1, 0, 1, 0, 1, 0]);
     assert_eq!(t[0].0, 10.0); // pipe 9 + sndcnt ceil(4.5/9) = 1
     assert_eq!(t[1].0, 9.0); // pipe 9 + ceil(2 · 0.5) − 1 = 0
+    // The ACK up to 10 reaches snd_max at the echo without passing it: still PRR (ns-3.44
+    // ReceivedAck leaves CA_CWR only for ackNumber > m_recover, snd_max at EnterCwr). Five
+    // segments sent since the echo, pipe 15 − 10 = 5 above ssthresh: ceil(10 · 0.5) − 5 = 0.
+    assert_eq!(t[9].0, 5.0);
     assert_eq!(t[10].0, 4.5);
     // ns-3.44's count (the profile's): TcpPrrRecovery::EnterRecovery's DoRecovery (isDupAck)
     // adds the echoing ACK's segment and one more, ProcessAck's CA_CWR branch the segment
@@ -252,6 +362,28 @@ fn ns3_26_halves_rfc4898_pipe_without_sack() {
     }
     assert_eq!(seqs(&out), vec![10, 11, 0]);
     assert_eq!((s.ssthresh, s.cwnd), (4.5, 7.5));
+}
+
+#[test]
+fn ns3_26_timeout_in_recovery_halves_rfc4898_pipe() {
+    // ns-3.26's BytesInFlight without SACK: snd_nxt − snd_una + retransmissions out − duplicate
+    // ACKs, halved at ReTxTimeout too. 0 and 5 of 0..10 lost: limited transmit sends 10 and 11
+    // on the first two duplicate ACKs, the third starts recovery (ssthresh 9/2 = 4.5, cwnd 7.5,
+    // 0 resent), a fourth inflates to 8.5. The ACK of 0's copy (up to 5) is partial: 5 resent,
+    // cwnd 8.5 − 5 + 1 = 4.5, the duplicate ACKs reset. Then the timer fires: 12 − 5 sent and
+    // unacknowledged, one retransmission out: 8, ssthresh 4, below the window of 4.5.
+    let (mut s, mut out) = with_window(&TcpConfig::profile("ns3.26").unwrap(), 10);
+    for _ in 0..4 {
+        s.on_ack(MS, &ack(0), &mut out);
+    }
+    assert_eq!(seqs(&out), vec![10, 11, 0]);
+    assert_eq!((s.ssthresh, s.cwnd), (4.5, 8.5));
+    out.clear();
+    s.on_ack(2 * MS, &ack(5), &mut out);
+    assert_eq!((s.cwnd, seqs(&out)), (4.5, vec![5]));
+    let d = s.timers.rto.get().unwrap();
+    s.on_timeout(d, &mut out);
+    assert_eq!((s.ssthresh, s.stats.window_raising_responses), (4.0, 0));
 }
 
 #[test]
@@ -362,22 +494,52 @@ fn ns2_sack1_leaves_a_lost_retransmission_to_the_timeout() {
     assert_eq!((out[0], s.stats.timeouts), (Segment { seq: 0, retransmit: true, cwr: false }, 1));
 }
 
-#[test]
-fn newreno_full_ack_of_everything_leaves_two_segments() {
-    // RFC 6582 §3.2 step 3: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS). Segment 0
-    // of 0..10 lost, nine duplicate ACKs (cwnd 5 + 3 + 6 = 14 lets 10..13 out), then the ACK
-    // of the retransmission covers everything sent before the recovery and the four new
-    // segments, when their ACKs come together: FlightSize 0, cwnd = min(5, 1 + 1) = 2.
-    let cfg = TcpConfig { reduce_from: ReduceFrom::Flight, ..newreno() };
-    let (mut s, mut out) = with_window(&cfg, 10);
+/// Segment 0 of 0..10 lost (cwnd = ssthresh = 10) and nine duplicate ACKs: NewReno recovery
+/// with ssthresh 5 (the window or the flight halved), inflated to 5 + 3 + 6 = 14, which lets
+/// 10..13 out. Returns the sender with recover = 10.
+fn newreno_head_loss_inflated(cfg: &TcpConfig) -> (TcpSender, Vec<Segment>) {
+    let (mut s, mut out) = with_window(cfg, 10);
     for _ in 0..9 {
         s.on_ack(MS, &ack(0), &mut out);
     }
     assert_eq!(seqs(&out), vec![0, 10, 11, 12, 13]);
+    assert_eq!((s.ssthresh, s.cwnd), (5.0, 14.0));
     out.clear();
+    (s, out)
+}
+
+#[test]
+fn newreno_full_ack_of_everything_leaves_two_segments() {
+    // RFC 6582 §3.2 step 3: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS). After the
+    // nine duplicate ACKs, the ACK of the retransmission covers everything sent before the
+    // recovery and the four new segments, when their ACKs come together: FlightSize 0, cwnd =
+    // min(5, 1 + 1) = 2.
+    let cfg = TcpConfig { reduce_from: ReduceFrom::Flight, ..newreno() };
+    let (mut s, mut out) = newreno_head_loss_inflated(&cfg);
     s.on_ack(2 * MS, &ack(14), &mut out);
     assert!(!s.in_recovery());
     assert_eq!((s.ssthresh, s.cwnd), (5.0, 2.0));
+}
+
+#[test]
+fn newreno_starts_a_new_recovery_once_the_ack_covers_recover() {
+    // RFC 6582 §3.2 step 2: three duplicate ACKs start a fast retransmit when the cumulative
+    // ACK covers more than recover, the highest segment sent when the last recovery began (9:
+    // recover = snd_max 10 here, as ns-3's m_highRxAckMark ≥ m_recover). After the recovery
+    // for 0, the ACK of 10 ends it with cwnd = min(5, FlightSize 4 + 1) = 5, which lets 14
+    // out; segment 10, sent during the recovery, is lost, and 11, 12, 13 bring three
+    // duplicate ACKs of 10: a new loss, a new recovery, ssthresh = 5 · ½.
+    let (mut s, mut out) = newreno_head_loss_inflated(&newreno());
+    s.on_ack(2 * MS, &ack(10), &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!((s.cwnd, seqs(&out)), (5.0, vec![14]));
+    out.clear();
+    for _ in 0..3 {
+        s.on_ack(3 * MS, &ack(10), &mut out);
+    }
+    assert_eq!(out, vec![Segment { seq: 10, retransmit: true, cwr: false }]);
+    assert_eq!((s.ssthresh, s.stats.fast_recoveries), (2.5, 2));
+    assert!(s.ssthresh <= 5.0);
 }
 
 #[test]
@@ -473,6 +635,18 @@ fn ece_reduces_once_per_window_without_retransmitting() {
     // Past the window (snd_max was 10 at the cut), ECE reduces again.
     s.on_ack(3 * MS, &AckIn { ack: 11, sack: &[], ece: true, ace: 0, echo: 0 }, &mut out);
     assert_eq!(s.stats.ecn_reductions, 2);
+}
+
+#[test]
+fn the_ack_that_brings_an_ecn_reduction_grows_nothing() {
+    // ns-2 (per-ACK growth, the window halved): TcpAgent opens the window only on an ACK
+    // without ECN-Echo, so the echo halves the window as it stood, 10 (congestion avoidance,
+    // cwnd = ssthresh = 10): ssthresh = cwnd = 5, not half of a window grown by 1/10 first.
+    let cfg = TcpConfig { ecn: EcnMode::Classic, ..newreno() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    s.on_ack(MS, &AckIn { ack: 1, sack: &[], ece: true, ace: 0, echo: 0 }, &mut out);
+    assert_eq!((s.ssthresh, s.cwnd, s.stats.ecn_reductions), (5.0, 5.0, 1));
+    assert!(s.ssthresh <= 10.0 && s.cwnd <= 10.0);
 }
 
 /// An ideal path for HyStart: one ACK per segment, the ACK of segment `s` sent at `sent`
@@ -902,6 +1076,11 @@ fn prague_first_mark_on_a_wholly_marked_ack_ends_slow_start() {
     // 10 ms: segments 0, 1, both marked (ACE 5 → 7).
     s.on_ack(10 * MS, &accecn(2, 7, 0), &mut out);
     assert_eq!((s.cwnd, s.ssthresh, s.stats.ecn_reductions), (5.0, 5.0, 1));
+    // The same ACK closes the first round (snd_una 2 ≥ next_seq 0), and prague_new_round
+    // reads tcp_in_slow_start as this ACK left the window (at the end of prague_cong_control):
+    // out of slow start, so the round counts toward RTT_TRANSITION.
+    let Cc::Prague(p) = &s.cc else { unreachable!() };
+    assert_eq!(p.round, 1);
 }
 
 /// The reduction reads α as it was before this ACK's EWMA update: prague_enter_cwr runs from
@@ -937,6 +1116,44 @@ fn prague_reducing_ack_grows_on_its_unmarked_segments() {
     let want = 5.05 + 1.0 / 5.05;
     assert!((s.cwnd - want).abs() < 1e-12, "{} vs {want}", s.cwnd);
     assert_eq!((s.ssthresh, s.stats.ecn_reductions), (5.05, 1));
+}
+
+/// prague_new_round counts a round only out of slow start, reading tcp_in_slow_start at the end
+/// of prague_cong_control, after this ACK's growth. At cwnd 9 below ssthresh 10, the ACK of
+/// segments 0 and 1 (unmarked) closes the first round (next_seq 0) and slow start takes cwnd
+/// to ssthresh (tcp_slow_start's min(9 + 2, 10)), the rest going to congestion avoidance: the
+/// round it closes is the first one counted.
+#[test]
+fn prague_round_closed_by_the_ack_that_leaves_slow_start_counts() {
+    let (mut s, mut out) = prague_in_ca(1448, 9);
+    s.ssthresh = 10.0;
+    s.on_ack(10 * MS, &accecn(2, 5, 0), &mut out);
+    assert!(s.cwnd >= s.ssthresh, "{}", s.cwnd);
+    let Cc::Prague(p) = &s.cc else { unreachable!() };
+    assert_eq!(p.round, 1);
+}
+
+/// tcp_ack runs tcp_fastretrans_alert before prague_cong_control: on the ACK that ends a loss
+/// recovery, the first-mark halving of prague_update_cwnd halves the window the recovery's end
+/// left, ssthresh (RFC 6675 §5, RFC 6937), not the PRR window the ACK found. Segment 0 of
+/// 0..10 lost at cwnd = ssthresh = 10 (congestion avoidance): limited transmit sends 10 and 11
+/// on the first two SACKs, the third starts recovery with ssthresh 10 · ½ = 5 (Prague loses
+/// like Reno), and PRR's first window is the pipe, 9 (RFC 6937 §3: ⌈1 · 5/10⌉ − 1 = 0 more).
+/// Then one ACK of everything, its counter moved by one mark (ACE 5 → 6): recovery ends at
+/// cwnd 5, which the first mark halves to 2.5, and ssthresh with it; no CWR phase starts (the
+/// echo arrived in recovery, RFC 3168 §6.1.2).
+#[test]
+fn prague_first_mark_on_the_ack_that_ends_recovery_halves_the_window_after_it() {
+    let (mut s, mut out) = prague_in_ca(1448, 10);
+    for k in 1..=3 {
+        s.on_ack(MS, &AckIn { ack: 0, sack: &[(1, 1 + k)], ece: false, ace: 5, echo: 0 }, &mut out);
+    }
+    assert_eq!(seqs(&out), vec![10, 11, 0]);
+    assert_eq!((s.ssthresh, s.cwnd), (5.0, 9.0));
+    s.on_ack(2 * MS, &accecn(12, 6, MS), &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!((s.cwnd, s.ssthresh), (2.5, 2.5));
+    assert_eq!((s.stats.ecn_reductions, s.stats.window_raising_responses), (0, 0));
 }
 
 /// v0.7 prague_update_cwnd: `increase = div_u64(increase * MTU_SYS, tcp_mss_to_mtu(sk,
@@ -1150,4 +1367,58 @@ fn losses_are_news_once_when_the_dupthresh_boundary_passes_them() {
     assert!(s.detect_losses(8 * MS), "the SACK of 8 makes 5 lost");
     s.sb.add(9, 10);
     assert!(!s.detect_losses(9 * MS), "5 was already lost");
+}
+
+/// The `linux` profile with Reno and the DupThresh rule (no RACK), without limited transmit.
+fn linux_reno_dupthresh() -> TcpConfig {
+    TcpConfig { rack: false, cc: "reno".into(), hystart: false, limited_transmit: false, ..TcpConfig::profile("linux").unwrap() }
+}
+
+#[test]
+fn linux_ssrb_adds_no_segment_on_a_partial_ack_that_finds_new_losses() {
+    // Linux's tcp_cwnd_reduction below ssthresh sends max(prr_delivered − prr_out, delivered),
+    // one more only on an ACK that advances snd_una and marks nothing newly lost. The `linux`
+    // profile with Reno, without RACK or limited transmit: 0..20 sent at cwnd 20, segments 0
+    // and 4..=13 lost. By hand (RFC 6675 pipe, RFC 6937 §3):
+    // - SACKs of 1, 2, 3: the third starts recovery, ssthresh 10, RecoverFS 20 (the window),
+    //   0 resent (prr_out 1); pipe 17 (0 resent, 4..20 not lost), ⌈1·10/20⌉ − 1 = 0: cwnd 17;
+    // - SACK of 14: pipe 16, ⌈2·10/20⌉ − 1 = 0; SACK of 15: pipe 15, ⌈3·10/20⌉ − 1 = 1, so
+    //   new segment 20 goes (prr_out 2); 13 has only two SACKed segments above it;
+    // - the ACK of 0's copy (up to 4) SACKing 16 delivers 2 (0 and 16) and makes 4..=13 lost
+    //   at once: pipe 4 (17..=20), below ssthresh; prr_delivered 5: sndcnt = min(10 − 4,
+    //   max(5 − 2, 2)) = 3 with no extra segment, cwnd 7, and 4, 5, 6 are resent.
+    let (mut s, mut out) = with_window(&linux_reno_dupthresh(), 20);
+    let sacks: [&[(u64, u64)]; 5] = [&[(1, 2)], &[(1, 3)], &[(1, 4)], &[(14, 15), (1, 4)], &[(14, 16), (1, 4)]];
+    for (k, blocks) in (1..).zip(sacks) {
+        s.on_ack(MS * k, &sack_ack(0, blocks, 0), &mut out);
+    }
+    assert_eq!((s.ssthresh, s.cwnd), (10.0, 16.0));
+    assert_eq!(seqs(&out), vec![0, 20]);
+    out.clear();
+    s.on_ack(6 * MS, &sack_ack(4, &[(14, 17)], 0), &mut out);
+    assert_eq!((s.pipe(), s.cwnd), (7, 7.0));
+    assert_eq!(seqs(&out), vec![4, 5, 6]);
+    assert!(s.cwnd <= 20.0 && s.ssthresh <= 20.0);
+}
+
+#[test]
+fn linux_ssrb_takes_the_losses_found_at_the_recovery_start_as_old_news() {
+    // The segments marked lost when a recovery starts are not news to the ACKs after it, so
+    // the first partial ACK still earns Linux's extra segment. 0..20 sent at cwnd 20, 0..=12
+    // lost. By hand (RFC 6675 pipe, RFC 6937 §3):
+    // - SACKs of 13, 14, 15: the third starts recovery with 0..=12 lost, ssthresh 10,
+    //   RecoverFS 20, 0 resent; pipe 5 (0 resent, 16..20), below ssthresh: PRR-SSRB sends
+    //   min(10 − 5, max(1 − 1, 1)) = 1 (a duplicate ACK: no extra), 1 is resent (prr_out 2);
+    // - the ACK of 0's copy (up to 1) delivers 1, marks nothing newly lost: pipe 5 (1 resent,
+    //   16..20), prr_delivered 2: min(5, max(2 − 2, 1) + 1) = 2, cwnd 7: 2 and 3 are resent.
+    let (mut s, mut out) = with_window(&linux_reno_dupthresh(), 20);
+    for k in 1..=3 {
+        s.on_ack(k * MS, &sack_ack(0, &[(13, 13 + k)], 0), &mut out);
+    }
+    assert_eq!((s.ssthresh, s.cwnd), (10.0, 6.0));
+    assert_eq!(seqs(&out), vec![0, 1]);
+    out.clear();
+    s.on_ack(4 * MS, &sack_ack(1, &[(13, 16)], 0), &mut out);
+    assert_eq!(s.cwnd, 7.0);
+    assert_eq!(seqs(&out), vec![2, 3]);
 }
