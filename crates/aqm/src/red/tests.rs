@@ -113,6 +113,25 @@ fn uniformization_rules_hand_worked() {
 }
 
 #[test]
+fn byte_mode_counts_mean_packets_and_scales_below_one() {
+    // ns-2 modify_p in byte mode: the count is count_bytes / mean_pktsize, and p is scaled by
+    // size / mean_pktsize only while it is below 1. Mean 500 B, a 250-B arrival, p_b = 0.01,
+    // no wait: 25 000 B = 50 mean packets → 0.01/(1 − 0.5) = 0.02 → ×1/2 = 0.01; 50 000 B =
+    // 100 mean packets → c = 1 → p = 1, left whole.
+    let mut r = case(|c| {
+        c.byte_mode = Some(true);
+        c.wait = Some(false);
+    })
+    .resolve()
+    .unwrap()
+    .build(LINK, Rng::from_seed(1));
+    r.count_bytes = 25_000;
+    assert!((r.uniformized(0.01, 250) - 0.01).abs() < 1e-15, "{}", r.uniformized(0.01, 250));
+    r.count_bytes = 50_000;
+    assert_eq!(r.uniformized(0.01, 250), 1.0);
+}
+
+#[test]
 fn idle_time_decays_the_average() {
     let view = |packets: u32| QueueView { backlog: Backlog { bytes: packets as u64 * 500, packets }, limit: QueueLimit::Packets(300) };
     let pkt = Pkt::new(1, 500, 0);
@@ -126,8 +145,9 @@ fn idle_time_decays_the_average() {
         let mut r = RedConfig { profile: Some(profile), w_q: Some(w), mean_pkt_size: Some(500), queue_unit: Some(QueueUnit::Packets), min_th: Some(5.0), max_th: Some(15.0), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(1));
         r.avg = 10.0;
         r.idle_since = None;
-        r.on_dequeue(0, &pkt, &view(0));
-        r.on_enqueue(NS_PER_SEC, &pkt, &view(0));
+        // Empty from 1 s to 2 s.
+        r.on_dequeue(NS_PER_SEC, &pkt, &view(0));
+        r.on_enqueue(2 * NS_PER_SEC, &pkt, &view(0));
         assert!((r.avg() - expect).abs() < 1e-12, "{profile:?}: {} vs {expect}", r.avg());
     }
     // 0.998^376 = e^(376·ln 0.998) = e^(−0.75275) ≈ 0.47109.
@@ -163,8 +183,22 @@ fn automatic_and_tc_parameters() {
     let r = RedConfig { profile: Some(RedProfile::Ared), ..Default::default() }.resolve().unwrap().build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
     assert_eq!((r.min_th, r.max_th, r.gentle, r.adaptive), (6.25, 18.75, true, true));
     assert!((r.w_q - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-18);
+    // The same link with the queue in bytes: Floyd 2001's thresholds are in mean packets, so
+    // min = 6.25 packets of 500 B = 3125 B and max = 3·min.
+    let b = RedConfig { profile: Some(RedProfile::Ared), queue_unit: Some(QueueUnit::Bytes), ..Default::default() }.resolve().unwrap().build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
+    assert_eq!((b.min_th, b.max_th), (3125.0, 9375.0));
     let bad = RedConfig { min_th: Some(20.0), max_th: Some(10.0), ..Default::default() };
     assert!(bad.resolve().unwrap_err().starts_with("max_th"));
+}
+
+#[test]
+fn tc_weight_needs_a_burst_of_at_least_one_packet_over_min() {
+    // tc_red_eval_ewma: burst = ⌊(2·min + max)/(3·avpkt)⌋, a = burst + 1 − min/avpkt, refused
+    // when a < 1, else the first W = 2^−k with a ≤ (1 − (1 − W)^burst)/W.
+    // min 3000, max 4500, avpkt 1000: burst 3, a = 1: at W = 1/2, (1 − 1/8)/(1/2) = 1.75 ≥ 1.
+    assert_eq!(tc_ewma_weight(3000.0, 4500.0, 1000), Some(0.5));
+    // min 3500: burst ⌊11 500/3000⌋ = 3, a = 0.5: no weight.
+    assert_eq!(tc_ewma_weight(3500.0, 4500.0, 1000), None);
 }
 
 #[test]
