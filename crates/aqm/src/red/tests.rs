@@ -17,6 +17,11 @@ fn case(f: impl FnOnce(&mut RedConfig)) -> RedConfig {
     c
 }
 
+/// The view of a queue of `packets` 500-B packets.
+fn view(packets: u32) -> QueueView {
+    QueueView { backlog: Backlog { bytes: packets as u64 * 500, packets }, limit: QueueLimit::Packets(1000) }
+}
+
 /// Runs 300 back-to-back arrivals of `ecn` packets; returns the counts and the average after
 /// each arrival.
 fn burst(c: RedConfig, ecn: Ecn) -> (Counts, Vec<f64>) {
@@ -132,23 +137,50 @@ fn byte_mode_counts_mean_packets_and_scales_below_one() {
 }
 
 #[test]
-fn idle_time_decays_the_average() {
-    let view = |packets: u32| QueueView { backlog: Backlog { bytes: packets as u64 * 500, packets }, limit: QueueLimit::Packets(300) };
+fn gentle_forces_drops_only_from_twice_max_th() {
+    // Floyd 2000 (gentle RED): between max_th and 2·max_th p rises from max_p to 1; only an
+    // average of at least 2·max_th (300 here) forces a drop. The queue equals the average, so
+    // the arrival leaves it in place.
     let pkt = Pkt::new(1, 500, 0);
-    for (profile, w, expect) in [
+    for (avg, verdict) in [(250, Verdict::Accept), (310, Verdict::Drop)] {
+        let mut r = case(|_| {}).resolve().unwrap().build(LINK, Rng::from_seed(1));
+        r.avg = avg as f64;
+        // The first arrival above min_th is never an early drop (ns-2 `old`): only a forced one can drop it.
+        assert_eq!(r.on_enqueue(0, &pkt, &view(avg)), verdict, "avg {avg}");
+    }
+}
+
+#[test]
+fn an_average_at_min_th_restarts_the_count() {
+    // ns-2 red.cc: the early-drop branch is taken once avg >= min_th (and more than one packet
+    // is queued); its first arrival restarts the count at 1 (`old == 0`). With w = 1 the average
+    // is the queue, so 70 packets put it exactly on min_th. 10 arrivals were counted before.
+    let mut r = case(|c| c.w_q = Some(1.0)).resolve().unwrap().build(LINK, Rng::from_seed(1));
+    r.count = 10;
+    assert_eq!(r.on_enqueue(0, &Pkt::new(1, 500, 0), &view(70)), Verdict::Accept);
+    assert_eq!((r.avg(), r.count, r.above_min), (70.0, 1, true));
+}
+
+#[test]
+fn idle_time_decays_the_average() {
+    let pkt = Pkt::new(1, 500, 0);
+    for (profile, w, rate_bps, expect) in [
         // 1 s idle at 1.5 Mb/s with 500-B mean packets: s = 8/3 ms, m = 375.
         // ns-2/ns-3: avg·(1 − w)^(m+1) + w·0.
-        (RedProfile::Ns3, 0.002, 10.0 * 0.998f64.powi(376)),
+        (RedProfile::Ns3, 0.002, 1_500_000, 10.0 * 0.998f64.powi(376)),
         // Linux: avg·(1 − w)^(idle/s), no sample added.
-        (RedProfile::Linux, 0.015625, 10.0 * (1.0 - 0.015625f64).powf(375.0)),
+        (RedProfile::Linux, 0.015625, 1_500_000, 10.0 * (1.0 - 0.015625f64).powf(375.0)),
+        // The link rate set after construction counts: at 3 Mb/s, s = 4/3 ms, m = 750.
+        (RedProfile::Ns3, 0.002, 3_000_000, 10.0 * 0.998f64.powi(751)),
     ] {
         let mut r = RedConfig { profile: Some(profile), w_q: Some(w), mean_pkt_size: Some(500), queue_unit: Some(QueueUnit::Packets), min_th: Some(5.0), max_th: Some(15.0), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(1));
+        r.set_link_rate(rate_bps);
         r.avg = 10.0;
         r.idle_since = None;
         // Empty from 1 s to 2 s.
         r.on_dequeue(NS_PER_SEC, &pkt, &view(0));
         r.on_enqueue(2 * NS_PER_SEC, &pkt, &view(0));
-        assert!((r.avg() - expect).abs() < 1e-12, "{profile:?}: {} vs {expect}", r.avg());
+        assert!((r.avg() - expect).abs() < 1e-12, "{profile:?} at {rate_bps} b/s: {} vs {expect}", r.avg());
     }
     // 0.998^376 = e^(376·ln 0.998) = e^(−0.75275) ≈ 0.47109.
     assert!((10.0 * 0.998f64.powi(376) - 4.7109).abs() < 1e-3);
@@ -159,7 +191,7 @@ fn adaptive_red_moves_max_p_toward_the_band() {
     let mut r = case(|c| c.adaptive = Some(true)).resolve().unwrap().build(LINK, Rng::from_seed(1));
     // Band for 70..150: [102, 118]. Above it: max_p += min(0.01, max_p/4) → 0.025.
     r.avg = 130.0;
-    r.on_update(0, &QueueView { backlog: Backlog::default(), limit: QueueLimit::Packets(300) });
+    r.on_update(0, &view(0));
     assert!((r.max_p() - 0.025).abs() < 1e-17);
     // Below it: ×0.9 per interval while max_p ≥ 0.01.
     r.avg = 80.0;
@@ -172,6 +204,18 @@ fn adaptive_red_moves_max_p_toward_the_band() {
     r.adapt();
     assert!((r.max_p() - want).abs() < 1e-17, "no decrease below 1 %");
     assert_eq!(r.update_interval(), Some(NS_PER_SEC / 2));
+}
+
+#[test]
+fn adaptive_red_leaves_max_p_alone_on_the_band_edges() {
+    // Floyd, Gummadi & Shenker 2001: max_p grows only while avg > the band's top and shrinks
+    // only while avg < its bottom. For 70..150 the band is [70 + 32, 150 − 32] = [102, 118].
+    for avg in [102.0, 118.0] {
+        let mut r = case(|c| c.adaptive = Some(true)).resolve().unwrap().build(LINK, Rng::from_seed(1));
+        r.avg = avg;
+        r.adapt();
+        assert_eq!(r.max_p(), 0.02, "avg {avg}");
+    }
 }
 
 #[test]
