@@ -104,15 +104,19 @@ mod tests {
 
     #[test]
     fn arrival_is_dropped_at_the_limit() {
-        let mut q = FqPieConfig { limit: Some(QueueLimit::Packets(4)), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(1));
-        let mut out = Vec::new();
-        for (i, flow) in [1, 1, 1, 2].into_iter().enumerate() {
-            assert!(q.enqueue(0, Pkt::new(i as u32, 1000, flow), &mut out));
+        // The limit counts the whole discipline, not the arrival's queue: a byte limit of 4000 B
+        // on 1000-B packets behaves as 4 packets.
+        for limit in [QueueLimit::Packets(4), QueueLimit::Bytes(4000)] {
+            let mut q = FqPieConfig { limit: Some(limit), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(1));
+            let mut out = Vec::new();
+            for (i, flow) in [1, 1, 1, 2].into_iter().enumerate() {
+                assert!(q.enqueue(0, Pkt::new(i as u32, 1000, flow), &mut out), "{limit:?}: arrival {i}");
+            }
+            assert!(!q.enqueue(0, Pkt::new(9, 1000, 2), &mut out));
+            assert_eq!(out.len(), 1);
+            assert_eq!((out[0].pkt.id, out[0].kind), (9, ActionKind::Drop(DropReason::Overflow)));
+            assert_eq!(q.backlog().packets, 4);
         }
-        assert!(!q.enqueue(0, Pkt::new(9, 1000, 2), &mut out));
-        assert_eq!(out.len(), 1);
-        assert_eq!((out[0].pkt.id, out[0].kind), (9, ActionKind::Drop(DropReason::Overflow)));
-        assert_eq!(q.backlog().packets, 4);
     }
 
     #[test]
