@@ -144,6 +144,7 @@ fn gentle_forces_drops_only_from_twice_max_th() {
     let pkt = Pkt::new(1, 500, 0);
     for (avg, verdict) in [(250, Verdict::Accept), (310, Verdict::Drop)] {
         let mut r = case(|_| {}).resolve().unwrap().build(LINK, Rng::from_seed(1));
+        r.idle_since = None;
         r.avg = avg as f64;
         // The first arrival above min_th is never an early drop (ns-2 `old`): only a forced one can drop it.
         assert_eq!(r.on_enqueue(0, &pkt, &view(avg)), verdict, "avg {avg}");
@@ -154,8 +155,10 @@ fn gentle_forces_drops_only_from_twice_max_th() {
 fn an_average_at_min_th_restarts_the_count() {
     // ns-2 red.cc: the early-drop branch is taken once avg >= min_th (and more than one packet
     // is queued); its first arrival restarts the count at 1 (`old == 0`). With w = 1 the average
-    // is the queue, so 70 packets put it exactly on min_th. 10 arrivals were counted before.
+    // is the queue, so 70 packets put it exactly on min_th. 10 arrivals were counted before, on
+    // a busy queue (not idle).
     let mut r = case(|c| c.w_q = Some(1.0)).resolve().unwrap().build(LINK, Rng::from_seed(1));
+    r.idle_since = None;
     r.count = 10;
     assert_eq!(r.on_enqueue(0, &Pkt::new(1, 500, 0), &view(70)), Verdict::Accept);
     assert_eq!((r.avg(), r.count, r.above_min), (70.0, 1, true));
