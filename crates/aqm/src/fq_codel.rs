@@ -189,6 +189,31 @@ mod tests {
     }
 
     #[test]
+    fn an_emptied_new_flow_waits_in_the_old_list() {
+        // RFC 8290 §4.2 (sch_fq_codel_dequeue): a queue from the new list found empty moves to
+        // the tail of the old list while that list is non-empty, so it cannot come back as a new
+        // flow at once. Quantum 1500; flow 1 sends 500-B packets, flow 3 one 200-B packet.
+        let mut q = fq(1000, 1500);
+        let mut out = Vec::new();
+        for i in 0..20 {
+            q.enqueue(0, Pkt::new(i, 500, 1), &mut out);
+        }
+        // Flow 1 spends its 1500 B, is refilled and moved to the old list, and sends again (1000 left).
+        for _ in 0..4 {
+            assert_eq!(q.dequeue(0, &mut out).map(|p| p.flow), Some(1));
+        }
+        q.enqueue(0, Pkt::new(99, 200, 3), &mut out);
+        assert_eq!(q.dequeue(0, &mut out).map(|p| p.id), Some(99));
+        // Flow 3 is found empty and joins the old list behind flow 1, which is served (500 left).
+        assert_eq!(q.dequeue(0, &mut out).map(|p| p.flow), Some(1));
+        // Flow 3's next packet finds its queue still listed: no new-flow priority, flow 1 goes
+        // on until its credit is spent, then flow 3.
+        q.enqueue(0, Pkt::new(100, 200, 3), &mut out);
+        assert_eq!(q.dequeue(0, &mut out).map(|p| p.flow), Some(1));
+        assert_eq!(q.dequeue(0, &mut out).map(|p| p.id), Some(100));
+    }
+
+    #[test]
     fn byte_fairness_within_one_quantum() {
         // Two backlogged flows, 1500-B and 300-B packets: served bytes differ by at most one
         // quantum plus one packet at every point.
