@@ -289,7 +289,8 @@ mod tests {
     #[test]
     fn byte_mode_bypass_counts_two_mean_packets_of_bytes() {
         // ns-3 PI² (as ns-3 PIE's DropEarly) in byte mode: no early drop while the queue holds
-        // at most 2·mean_pkt_size bytes (however many packets). At p′ = 1 every arrival past it is dropped.
+        // at most 2·mean_pkt_size bytes, however many packets. At p′ = 1 (and a packet of the
+        // mean size) every arrival past that is dropped.
         let mut a = byte_mode();
         a.p_prime = 1.0;
         let pkt = Pkt::new(1, 1000, 0);
@@ -331,8 +332,9 @@ mod tests {
     fn rate_estimate_restarts_only_when_both_delays_are_under_half_the_target_at_zero_p() {
         // The ns-3 port (as ns-3 PIE's CalculateP) drops the departure-rate estimate when, after
         // the update, τ < τ_ref/2, τ_old < τ_ref/2 and p′ = 0. Five 2000-B departures 2.5 ms
-        // apart above dq_threshold complete one 10 000-B cycle in 10 ms: 1e6 B/s, so B bytes
-        // queued read as τ = B µs. In every case p′ stays 0 (α·(τ − 20 ms) + β·(τ − τ_old) ≤ 0).
+        // apart above dq_threshold complete one 10 000-B cycle in 10 ms (the departure opening
+        // the cycle counts, as in sch_pie): 1e6 B/s, so B bytes queued read as τ = B µs. In
+        // every case p′ stays 0 (α·(τ − 20 ms) + β·(τ − τ_old) ≤ 0).
         for (old_ns, backlog, kept) in [
             // One of the two at exactly τ_ref/2 = 10 ms, which is not under it.
             (9_999_000, 10_000, true),

@@ -232,7 +232,10 @@ fn automatic_and_tc_parameters() {
     assert!((r.w_q - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-18);
     // The same link with the queue in bytes: Floyd 2001's thresholds are in mean packets, so
     // min = 6.25 packets of 500 B = 3125 B and max = 3·min.
-    let b = RedConfig { profile: Some(RedProfile::Ared), queue_unit: Some(QueueUnit::Bytes), ..Default::default() }.resolve().unwrap().build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
+    let b = RedConfig { profile: Some(RedProfile::Ared), queue_unit: Some(QueueUnit::Bytes), ..Default::default() }
+        .resolve()
+        .unwrap()
+        .build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
     assert_eq!((b.min_th, b.max_th), (3125.0, 9375.0));
     let bad = RedConfig { min_th: Some(20.0), max_th: Some(10.0), ..Default::default() };
     assert!(bad.resolve().unwrap_err().starts_with("max_th"));
