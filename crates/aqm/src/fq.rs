@@ -311,3 +311,23 @@ impl<A: Aqm> QueueDisc for FairQueue<A> {
 #[cfg(test)]
 #[path = "fq_kernel_tests.rs"]
 mod kernel_tests;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::droptail::DropTail;
+
+    #[test]
+    fn consecutive_flow_ids_spread_evenly_over_the_queues() {
+        // RFC 8290 §4.1 classifies by a hash perturbed with a random value, so that flows share
+        // a queue only by chance: a uniform map. 64 000 consecutive ids into 64 queues: each
+        // queue's share is Binomial(64 000, 1/64), mean 1000, sd = sqrt(64 000·(1/64)·(63/64))
+        // = 31.4; every queue within 5 sd.
+        let fq = FairQueue::new(64, |_| DropTail, 1500, QueueLimit::Packets(1000), Overlimit::DropArrival, false, 0x9E37_79B9_7F4A_7C15);
+        let mut per_queue = [0u32; 64];
+        for flow in 0..64_000 {
+            per_queue[fq.bucket(flow)] += 1;
+        }
+        assert!(per_queue.iter().all(|&n| n.abs_diff(1000) <= 157), "{per_queue:?}");
+    }
+}

@@ -98,20 +98,30 @@ mod tests {
     const LINK: LinkInfo = LinkInfo { rate_bps: 10_000_000, mtu: 1500 };
 
     fn fq(limit: u32, quantum: u32) -> FairQueue<CoDel> {
-        FqCoDelConfig { limit: Some(QueueLimit::Packets(limit)), quantum: Some(quantum), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(5))
+        fq_limited(QueueLimit::Packets(limit), quantum)
+    }
+
+    fn fq_limited(limit: QueueLimit, quantum: u32) -> FairQueue<CoDel> {
+        FqCoDelConfig { limit: Some(limit), quantum: Some(quantum), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(5))
     }
 
     #[test]
     fn overflow_drops_half_of_the_fattest_flow() {
         // spec §8.4 case 2: limit 4; 3 packets of A, 1 of B; a 5th (B) → A loses 2 from its head.
-        let mut q = fq(4, 1500);
-        assert_ne!(q.bucket(1), q.bucket(2));
+        // A byte limit of 4000 B works the same on 1000-B packets: sch_fq_codel drops only once
+        // the usage exceeds the limit (its memory_limit test is strict, like qlen > limit).
         let mut out = Vec::new();
-        for (i, flow) in [1, 1, 1, 2, 2].into_iter().enumerate() {
-            assert!(q.enqueue(0, Pkt::new(i as u32, 1000, flow), &mut out));
+        for limit in [QueueLimit::Packets(4), QueueLimit::Bytes(4000)] {
+            let mut q = fq_limited(limit, 1500);
+            assert_ne!(q.bucket(1), q.bucket(2));
+            out.clear();
+            for (i, flow) in [1, 1, 1, 2, 2].into_iter().enumerate() {
+                assert!(q.enqueue(0, Pkt::new(i as u32, 1000, flow), &mut out));
+                assert_eq!(out.is_empty(), i < 4, "{limit:?}: drops after arrival {i}");
+            }
+            assert_eq!(out.iter().map(|a| (a.pkt.id, a.kind)).collect::<Vec<_>>(), vec![(0, ActionKind::Drop(DropReason::Overflow)), (1, ActionKind::Drop(DropReason::Overflow))]);
+            assert_eq!((q.backlog_of(1).packets, q.backlog_of(2).packets, q.backlog().packets), (1, 2, 3));
         }
-        assert_eq!(out.iter().map(|a| (a.pkt.id, a.kind)).collect::<Vec<_>>(), vec![(0, ActionKind::Drop(DropReason::Overflow)), (1, ActionKind::Drop(DropReason::Overflow))]);
-        assert_eq!((q.backlog_of(1).packets, q.backlog_of(2).packets, q.backlog().packets), (1, 2, 3));
         // A jumbo arrival of a third flow makes its own queue the fattest: it is the one dropped.
         let mut q = fq(2, 1500);
         assert!(q.bucket(3) != q.bucket(1) && q.bucket(3) != q.bucket(2));
@@ -176,6 +186,31 @@ mod tests {
         q.enqueue(0, Pkt::new(99, 200, 3), &mut out);
         assert_eq!(q.dequeue(0, &mut out).map(|p| p.id), Some(99));
         assert_eq!(q.dequeue(0, &mut out).map(|p| p.flow), Some(1));
+    }
+
+    #[test]
+    fn an_emptied_new_flow_waits_in_the_old_list() {
+        // RFC 8290 §4.2 (sch_fq_codel_dequeue): a queue from the new list found empty moves to
+        // the tail of the old list while that list is non-empty, so it cannot come back as a new
+        // flow at once. Quantum 1500; flow 1 sends 500-B packets, flow 3 one 200-B packet.
+        let mut q = fq(1000, 1500);
+        let mut out = Vec::new();
+        for i in 0..20 {
+            q.enqueue(0, Pkt::new(i, 500, 1), &mut out);
+        }
+        // Flow 1 spends its 1500 B, is refilled and moved to the old list, and sends again (1000 left).
+        for _ in 0..4 {
+            assert_eq!(q.dequeue(0, &mut out).map(|p| p.flow), Some(1));
+        }
+        q.enqueue(0, Pkt::new(99, 200, 3), &mut out);
+        assert_eq!(q.dequeue(0, &mut out).map(|p| p.id), Some(99));
+        // Flow 3 is found empty and joins the old list behind flow 1, which is served (500 left).
+        assert_eq!(q.dequeue(0, &mut out).map(|p| p.flow), Some(1));
+        // Flow 3's next packet finds its queue still listed: no new-flow priority, flow 1 goes
+        // on until its credit is spent, then flow 3.
+        q.enqueue(0, Pkt::new(100, 200, 3), &mut out);
+        assert_eq!(q.dequeue(0, &mut out).map(|p| p.flow), Some(1));
+        assert_eq!(q.dequeue(0, &mut out).map(|p| p.id), Some(100));
     }
 
     #[test]

@@ -80,6 +80,8 @@ fn fq_codel_overflow_drop_raises_the_flows_codel_count() {
 fn fq_codel_linux_quantum_is_at_least_256() {
     let err = FqCoDelConfig { quantum: Some(100), ..Default::default() }.resolve().unwrap_err();
     assert_eq!(err, "quantum: 100 B is below the linux profile's 256 B (sch_fq_codel raises a smaller quantum to it)");
+    // 256 B itself is what the kernel keeps: the bound is not a refusal.
+    assert_eq!(FqCoDelConfig { quantum: Some(256), ..Default::default() }.resolve().map(|p| p.quantum), Ok(Some(256)));
     let small = LinkInfo { rate_bps: 10_000_000, mtu: 200 };
     let mut q = FqCoDelConfig::default().resolve().unwrap().build(small, Rng::from_seed(5));
     let mut out = Vec::new();

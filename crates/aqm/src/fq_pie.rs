@@ -95,6 +95,7 @@ impl FqPieParams {
 mod tests {
     use super::*;
     use crate::config::QdiscConfig;
+    use crate::pie::TargetPolicy;
     use crate::queue::{ActionKind, DropReason, Qdisc, QueueDisc};
     use crate::schema::Declared;
     use crate::time::NS_PER_MS;
@@ -104,15 +105,32 @@ mod tests {
 
     #[test]
     fn arrival_is_dropped_at_the_limit() {
-        let mut q = FqPieConfig { limit: Some(QueueLimit::Packets(4)), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(1));
-        let mut out = Vec::new();
-        for (i, flow) in [1, 1, 1, 2].into_iter().enumerate() {
-            assert!(q.enqueue(0, Pkt::new(i as u32, 1000, flow), &mut out));
+        // The limit counts the whole discipline, not the arrival's queue: a byte limit of 4000 B
+        // on 1000-B packets behaves as 4 packets.
+        for limit in [QueueLimit::Packets(4), QueueLimit::Bytes(4000)] {
+            let mut q = FqPieConfig { limit: Some(limit), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(1));
+            let mut out = Vec::new();
+            for (i, flow) in [1, 1, 1, 2].into_iter().enumerate() {
+                assert!(q.enqueue(0, Pkt::new(i as u32, 1000, flow), &mut out), "{limit:?}: arrival {i}");
+            }
+            assert!(!q.enqueue(0, Pkt::new(9, 1000, 2), &mut out));
+            assert_eq!(out.len(), 1);
+            assert_eq!((out[0].pkt.id, out[0].kind), (9, ActionKind::Drop(DropReason::Overflow)));
+            assert_eq!(q.backlog().packets, 4);
         }
-        assert!(!q.enqueue(0, Pkt::new(9, 1000, 2), &mut out));
-        assert_eq!(out.len(), 1);
-        assert_eq!((out[0].pkt.id, out[0].kind), (9, ActionKind::Drop(DropReason::Overflow)));
-        assert_eq!(q.backlog().packets, 4);
+    }
+
+    #[test]
+    fn a_new_link_rate_reaches_every_queues_pie() {
+        // A PIE whose target follows the link speed (pie::reference: 25 000 B of queue, 2 ms at
+        // 100 Mb/s, floored at 20 µs at 10 Gb/s): a rate change reaches the PIE of every queue.
+        let pie = PieConfig { profile: Some(PieProfile::Paper), target_policy: Some(TargetPolicy::LinkSpeed), ..Default::default() };
+        let cfg = FqPieConfig { flows: Some(4), pie: Some(FqPieLaw(pie)), ..Default::default() };
+        let mut q = cfg.resolve().unwrap().build(LinkInfo { rate_bps: 100_000_000, mtu: 1500 }, Rng::from_seed(1));
+        let flows: Vec<u32> = (0..4).map(|b| (0..).find(|&f| q.bucket(f) == b).unwrap()).collect();
+        assert!(flows.iter().all(|&f| q.law_of(f).target() == 2 * NS_PER_MS));
+        q.set_link_rate(10_000_000_000);
+        assert!(flows.iter().all(|&f| q.law_of(f).target() == 20_000));
     }
 
     #[test]

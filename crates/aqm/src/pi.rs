@@ -165,7 +165,11 @@ impl Aqm for Pi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::QdiscConfig;
+    use crate::packet::Ecn;
+    use crate::queue::LinkInfo;
     use crate::schema::Declared;
+    use crate::testkit::{probe, run, Traffic};
 
     #[test]
     fn bilinear_map_reproduces_the_papers_a_and_b() {
@@ -220,5 +224,30 @@ mod tests {
         let half = PiConfig { profile: Some(PiProfile::Ns2), k_pi: Some(1e-5), ..Default::default() };
         assert!(half.resolve().unwrap_err().starts_with("k_pi, z"));
         assert!(PiConfig { sample_freq: Some(0.0), ..Default::default() }.resolve().unwrap_err().starts_with("sample_freq: 0 Hz is outside"));
+    }
+
+    #[test]
+    fn gains_given_with_a_design_must_match_its_bilinear_map() {
+        // spec §7.3: a and b given beside k_pi, z are accepted only as the map's own values; an
+        // `a` off in its seventh digit is another controller and is refused.
+        let (a, _) = bilinear_gains(9.6426e-6, 0.53, 160.0);
+        let given = |a| PiConfig { a: Some(a), k_pi: Some(9.6426e-6), z: Some(0.53), ..Default::default() }.resolve();
+        assert_eq!(given(a).map(|r| r.a), Ok(a));
+        assert!(given(a * (1.0 + 1e-6)).unwrap_err().starts_with("a, b"));
+    }
+
+    #[test]
+    fn the_law_runs_every_sample_period_on_the_held_queue() {
+        // 300 packets at t = 0 and no departures: the paper's profile samples q = 300 every
+        // 1/160 s, 160 times up to 1 s. INFOCOM'01 eq. 9 from p = 0, q_old = 0, q_ref = 200:
+        // p[1] = 100a + 200b, then + (a − b)·100 at each of the 159 later samples.
+        let mut q = QdiscConfig::Pi(PiConfig::default()).build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
+        let t = Traffic { start: 0, enq_every: 0, enq_count: 300, len: 1000, ecn: Ecn::NotEct, deq_every: 10 * NS_PER_SEC, until: NS_PER_SEC };
+        let n = run(&mut q, &t, |_, _, _| {});
+        assert_eq!((n.early, n.overflow), (0, 0), "p is 0 until the first sample");
+        let (a, b) = bilinear_gains(9.6426e-6, 0.53, 160.0);
+        let want = 100.0 * a + 200.0 * b + 159.0 * 100.0 * (a - b);
+        assert!((probe(&q, "prob") - want).abs() < 1e-15, "{} vs {want}", probe(&q, "prob"));
+        assert_eq!(probe(&q, "q_old"), 300.0);
     }
 }

@@ -213,11 +213,27 @@ impl Aqm for Pi2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::Backlog;
+    use crate::config::QdiscConfig;
+    use crate::packet::Ecn;
+    use crate::queue::{Backlog, LinkInfo};
     use crate::schema::Declared;
+    use crate::testkit::{probe, run, Traffic};
 
     fn view(packets: u32) -> QueueView {
-        QueueView { backlog: Backlog { bytes: packets as u64 * 1000, packets }, limit: QueueLimit::Packets(1000) }
+        view_of(packets as u64 * 1000, packets)
+    }
+
+    fn view_of(bytes: u64, packets: u32) -> QueueView {
+        QueueView { backlog: Backlog { bytes, packets }, limit: QueueLimit::Packets(1000) }
+    }
+
+    /// The share of `n` arrivals of `pkt` dropped early in front of the queue `v`.
+    fn drop_freq(a: &mut Pi2, pkt: &Pkt, v: &QueueView, n: u32) -> f64 {
+        (0..n).filter(|_| a.on_enqueue(0, pkt, v) == Verdict::Drop).count() as f64 / n as f64
+    }
+
+    fn byte_mode() -> Pi2 {
+        Pi2Config { byte_mode: Some(true), ..Default::default() }.resolve().unwrap().build(Rng::from_seed(9))
     }
 
     #[test]
@@ -251,12 +267,89 @@ mod tests {
         let mut a = Pi2Config::default().resolve().unwrap().build(Rng::from_seed(9));
         a.p_prime = 0.3;
         let pkt = Pkt::new(1, 1000, 0);
-        let n = 200_000;
-        let drops = (0..n).filter(|_| a.on_enqueue(0, &pkt, &view(10)) == Verdict::Drop).count();
         // Binomial(2e5, 0.09): sd = sqrt(n·p·(1−p))/n = 6.4e-4; 5 sigma band.
-        let freq = drops as f64 / n as f64;
+        let freq = drop_freq(&mut a, &pkt, &view(10), 200_000);
         assert!((freq - 0.09).abs() < 0.0032, "{freq}");
         // At most two packets queued: never dropped.
         assert!((0..1000).all(|_| a.on_enqueue(0, &pkt, &view(2)) == Verdict::Accept));
+    }
+
+    #[test]
+    fn decay_needs_both_delay_samples_at_zero() {
+        // ns-3 PI² / sch_pi2: ×0.98 only when the current and the previous delay are both 0;
+        // one zero sample is the plain law. p′ = 0.3, paper gains, ref 20 ms.
+        for (now, old, want) in [(0.0, 0.010, 0.3 - 0.125 * 0.02 - 1.25 * 0.01), (0.010, 0.0, 0.3 - 0.125 * 0.01 + 1.25 * 0.01)] {
+            let mut a = Pi2Config::default().resolve().unwrap().build(Rng::from_seed(1));
+            a.p_prime = 0.3;
+            a.step(now, old);
+            assert!((a.p_prime() - want).abs() < 1e-15, "τ {now}, τ_old {old}: {}", a.p_prime());
+        }
+    }
+
+    #[test]
+    fn byte_mode_bypass_counts_two_mean_packets_of_bytes() {
+        // ns-3 PI² (as ns-3 PIE's DropEarly) in byte mode: no early drop while the queue holds
+        // at most 2·mean_pkt_size bytes, however many packets. At p′ = 1 (and a packet of the
+        // mean size) every arrival past that is dropped.
+        let mut a = byte_mode();
+        a.p_prime = 1.0;
+        let pkt = Pkt::new(1, 1000, 0);
+        assert!((0..100).all(|_| a.on_enqueue(0, &pkt, &view_of(2000, 40)) == Verdict::Accept));
+        assert!((0..100).all(|_| a.on_enqueue(0, &pkt, &view_of(2001, 1)) == Verdict::Drop));
+    }
+
+    #[test]
+    fn byte_mode_scales_p_by_size_over_the_mean() {
+        // ns-3 PI² byte mode: p = p′²·size/mean_pkt_size. p′ = 0.3, a 500-B packet, mean 1000 B:
+        // p = 0.09·0.5 = 0.045. Binomial(2e4, 0.045): sd = sqrt(p(1−p)/n) = 1.47e-3; 5 sigma band.
+        let mut a = byte_mode();
+        a.p_prime = 0.3;
+        let freq = drop_freq(&mut a, &Pkt::new(1, 500, 0), &view(10), 20_000);
+        assert!((freq - 0.045).abs() < 0.0074, "{freq}");
+    }
+
+    #[test]
+    fn timestamped_sojourn_drives_the_periodic_update() {
+        // delay = "timestamps": the delay is the sojourn of the last departure (0 once the queue
+        // is empty, as sch_pie's timestamp mode), read by the update every T_update = 30 ms and
+        // kept as τ_old for the next. 10 packets at 2 ms, departures every 7 ms, paper gains:
+        // - 30 ms: the last departure (28 ms) waited 26 ms; from p′ = 0, τ_old = 0:
+        //   p′ = 0.125·(0.026 − 0.020) + 1.25·0.026 = 0.03325;
+        // - 60 ms: the last departure (56 ms) waited 54 ms; τ_old = 26 ms:
+        //   p′ = 0.03325 + 0.125·(0.054 − 0.020) + 1.25·(0.054 − 0.026) = 0.0725.
+        for (until_ms, delivered, qdelay, p_prime) in [(30, 4, 0.026, 0.03325), (60, 8, 0.054, 0.0725)] {
+            let cfg = Pi2Config { delay: Some(DelayMeasure::Timestamps), ..Default::default() };
+            let mut q = QdiscConfig::Pi2(cfg).build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
+            let t = Traffic { start: 2 * NS_PER_MS, enq_every: 0, enq_count: 10, len: 1000, ecn: Ecn::NotEct, deq_every: 7 * NS_PER_MS, until: until_ms * NS_PER_MS };
+            let n = run(&mut q, &t, |_, _, _| {});
+            assert_eq!((n.delivered, n.early), (delivered, 0));
+            assert!((probe(&q, "qdelay_s") - qdelay).abs() < 1e-15, "{until_ms} ms");
+            assert!((probe(&q, "p_prime") - p_prime).abs() < 1e-15, "{until_ms} ms: {}", probe(&q, "p_prime"));
+        }
+    }
+
+    #[test]
+    fn rate_estimate_restarts_only_when_both_delays_are_under_half_the_target_at_zero_p() {
+        // The ns-3 port (as ns-3 PIE's CalculateP) drops the departure-rate estimate when, after
+        // the update, τ < τ_ref/2, τ_old < τ_ref/2 and p′ = 0. Five 2000-B departures 2.5 ms
+        // apart above dq_threshold complete one 10 000-B cycle in 10 ms (the departure opening
+        // the cycle counts, as in sch_pie): 1e6 B/s, so B bytes queued read as τ = B µs. In
+        // every case p′ stays 0 (α·(τ − 20 ms) + β·(τ − τ_old) ≤ 0).
+        for (old_ns, backlog, kept) in [
+            // One of the two at exactly τ_ref/2 = 10 ms, which is not under it.
+            (9_999_000, 10_000, true),
+            (10_000_000, 9_999, true),
+            (9_999_000, 9_999, false),
+        ] {
+            let mut a = Pi2Config::default().resolve().unwrap().build(Rng::from_seed(1));
+            for k in 0..5 {
+                a.on_dequeue(k * 2_500_000, &Pkt::new(k as u32, 2000, 0), &view_of(20_000, 10));
+            }
+            assert_eq!(a.est.rate_bytes_per_s(), 1e6);
+            a.qdelay = old_ns;
+            a.on_update(0, &view_of(backlog, 10));
+            assert_eq!((a.qdelay, a.p_prime()), (backlog * 1000, 0.0));
+            assert_eq!(a.est.rate_bytes_per_s(), if kept { 1e6 } else { 0.0 }, "τ_old {old_ns} ns, backlog {backlog} B");
+        }
     }
 }

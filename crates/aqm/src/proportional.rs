@@ -91,7 +91,9 @@ impl Aqm for Proportional {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::{Backlog, SingleQueue};
     use crate::schema::Declared;
+    use crate::testkit::probe;
 
     #[test]
     fn loss_profile_of_the_paper() {
@@ -104,5 +106,15 @@ mod tests {
         let capped = PConfig { p_max: Some(0.02), ..Default::default() }.resolve().unwrap().build(Rng::from_seed(1));
         assert_eq!(capped.prob_at(800.0), 0.02);
         assert!(PConfig { p_max: Some(2.0), ..Default::default() }.resolve().unwrap_err().starts_with("p_max"));
+    }
+
+    #[test]
+    fn prob_probe_reports_the_law_at_the_last_arrival() {
+        // The `prob` probe is p at the last arrival: with 600 packets queued under the paper's
+        // profile, p = L_red·(600 − q_min) = 500·5.8624e-5 (INFOCOM'01 §III).
+        let mut q = SingleQueue::new(PConfig::default().resolve().unwrap().build(Rng::from_seed(1)), QueueLimit::Packets(800));
+        let view = QueueView { backlog: Backlog { bytes: 600_000, packets: 600 }, limit: QueueLimit::Packets(800) };
+        q.aqm.on_enqueue(0, &Pkt::new(1, 1000, 0), &view);
+        assert_eq!(probe(&q, "prob"), 500.0 * 5.8624e-5);
     }
 }

@@ -17,6 +17,11 @@ fn case(f: impl FnOnce(&mut RedConfig)) -> RedConfig {
     c
 }
 
+/// The view of a queue of `packets` 500-B packets.
+fn view(packets: u32) -> QueueView {
+    QueueView { backlog: Backlog { bytes: packets as u64 * 500, packets }, limit: QueueLimit::Packets(1000) }
+}
+
 /// Runs 300 back-to-back arrivals of `ecn` packets; returns the counts and the average after
 /// each arrival.
 fn burst(c: RedConfig, ecn: Ecn) -> (Counts, Vec<f64>) {
@@ -113,22 +118,72 @@ fn uniformization_rules_hand_worked() {
 }
 
 #[test]
-fn idle_time_decays_the_average() {
-    let view = |packets: u32| QueueView { backlog: Backlog { bytes: packets as u64 * 500, packets }, limit: QueueLimit::Packets(300) };
+fn byte_mode_counts_mean_packets_and_scales_below_one() {
+    // ns-2 modify_p in byte mode: the count is count_bytes / mean_pktsize, and p is scaled by
+    // size / mean_pktsize only while it is below 1. Mean 500 B, a 250-B arrival, p_b = 0.01,
+    // no wait: 25 000 B = 50 mean packets → 0.01/(1 − 0.5) = 0.02 → ×1/2 = 0.01; 50 000 B =
+    // 100 mean packets → c = 1 → p = 1, left whole.
+    let mut r = case(|c| {
+        c.byte_mode = Some(true);
+        c.wait = Some(false);
+    })
+    .resolve()
+    .unwrap()
+    .build(LINK, Rng::from_seed(1));
+    r.count_bytes = 25_000;
+    assert!((r.uniformized(0.01, 250) - 0.01).abs() < 1e-15, "{}", r.uniformized(0.01, 250));
+    r.count_bytes = 50_000;
+    assert_eq!(r.uniformized(0.01, 250), 1.0);
+}
+
+#[test]
+fn gentle_forces_drops_only_from_twice_max_th() {
+    // Floyd 2000 (gentle RED): between max_th and 2·max_th p rises from max_p to 1; only an
+    // average of at least 2·max_th (300 here) forces a drop. The queue equals the average, so
+    // the arrival leaves it in place.
     let pkt = Pkt::new(1, 500, 0);
-    for (profile, w, expect) in [
+    for (avg, verdict) in [(250, Verdict::Accept), (310, Verdict::Drop)] {
+        let mut r = case(|_| {}).resolve().unwrap().build(LINK, Rng::from_seed(1));
+        r.idle_since = None;
+        r.avg = avg as f64;
+        // The first arrival above min_th is never an early drop (ns-2 `old`): only a forced one can drop it.
+        assert_eq!(r.on_enqueue(0, &pkt, &view(avg)), verdict, "avg {avg}");
+    }
+}
+
+#[test]
+fn an_average_at_min_th_restarts_the_count() {
+    // ns-2 red.cc: the early-drop branch is taken once avg >= min_th (and more than one packet
+    // is queued); its first arrival restarts the count at 1 (`old == 0`). With w = 1 the average
+    // is the queue, so 70 packets put it exactly on min_th. 10 arrivals were counted before, on
+    // a busy queue (not idle).
+    let mut r = case(|c| c.w_q = Some(1.0)).resolve().unwrap().build(LINK, Rng::from_seed(1));
+    r.idle_since = None;
+    r.count = 10;
+    assert_eq!(r.on_enqueue(0, &Pkt::new(1, 500, 0), &view(70)), Verdict::Accept);
+    assert_eq!((r.avg(), r.count, r.above_min), (70.0, 1, true));
+}
+
+#[test]
+fn idle_time_decays_the_average() {
+    let pkt = Pkt::new(1, 500, 0);
+    for (profile, w, rate_bps, expect) in [
         // 1 s idle at 1.5 Mb/s with 500-B mean packets: s = 8/3 ms, m = 375.
         // ns-2/ns-3: avg·(1 − w)^(m+1) + w·0.
-        (RedProfile::Ns3, 0.002, 10.0 * 0.998f64.powi(376)),
+        (RedProfile::Ns3, 0.002, 1_500_000, 10.0 * 0.998f64.powi(376)),
         // Linux: avg·(1 − w)^(idle/s), no sample added.
-        (RedProfile::Linux, 0.015625, 10.0 * (1.0 - 0.015625f64).powf(375.0)),
+        (RedProfile::Linux, 0.015625, 1_500_000, 10.0 * (1.0 - 0.015625f64).powf(375.0)),
+        // The link rate set after construction counts: at 3 Mb/s, s = 4/3 ms, m = 750.
+        (RedProfile::Ns3, 0.002, 3_000_000, 10.0 * 0.998f64.powi(751)),
     ] {
         let mut r = RedConfig { profile: Some(profile), w_q: Some(w), mean_pkt_size: Some(500), queue_unit: Some(QueueUnit::Packets), min_th: Some(5.0), max_th: Some(15.0), ..Default::default() }.resolve().unwrap().build(LINK, Rng::from_seed(1));
+        r.set_link_rate(rate_bps);
         r.avg = 10.0;
         r.idle_since = None;
-        r.on_dequeue(0, &pkt, &view(0));
-        r.on_enqueue(NS_PER_SEC, &pkt, &view(0));
-        assert!((r.avg() - expect).abs() < 1e-12, "{profile:?}: {} vs {expect}", r.avg());
+        // Empty from 1 s to 2 s.
+        r.on_dequeue(NS_PER_SEC, &pkt, &view(0));
+        r.on_enqueue(2 * NS_PER_SEC, &pkt, &view(0));
+        assert!((r.avg() - expect).abs() < 1e-12, "{profile:?} at {rate_bps} b/s: {} vs {expect}", r.avg());
     }
     // 0.998^376 = e^(376·ln 0.998) = e^(−0.75275) ≈ 0.47109.
     assert!((10.0 * 0.998f64.powi(376) - 4.7109).abs() < 1e-3);
@@ -139,7 +194,7 @@ fn adaptive_red_moves_max_p_toward_the_band() {
     let mut r = case(|c| c.adaptive = Some(true)).resolve().unwrap().build(LINK, Rng::from_seed(1));
     // Band for 70..150: [102, 118]. Above it: max_p += min(0.01, max_p/4) → 0.025.
     r.avg = 130.0;
-    r.on_update(0, &QueueView { backlog: Backlog::default(), limit: QueueLimit::Packets(300) });
+    r.on_update(0, &view(0));
     assert!((r.max_p() - 0.025).abs() < 1e-17);
     // Below it: ×0.9 per interval while max_p ≥ 0.01.
     r.avg = 80.0;
@@ -155,6 +210,18 @@ fn adaptive_red_moves_max_p_toward_the_band() {
 }
 
 #[test]
+fn adaptive_red_leaves_max_p_alone_on_the_band_edges() {
+    // Floyd, Gummadi & Shenker 2001: max_p grows only while avg > the band's top and shrinks
+    // only while avg < its bottom. For 70..150 the band is [70 + 32, 150 − 32] = [102, 118].
+    for avg in [102.0, 118.0] {
+        let mut r = case(|c| c.adaptive = Some(true)).resolve().unwrap().build(LINK, Rng::from_seed(1));
+        r.avg = avg;
+        r.adapt();
+        assert_eq!(r.max_p(), 0.02, "avg {avg}");
+    }
+}
+
+#[test]
 fn automatic_and_tc_parameters() {
     // tdc's `red limit 1M avpkt 1500 min 100K max 300K`: burst 113, a = 45.73 → Wlog 6.
     assert_eq!(tc_ewma_weight(102_400.0, 307_200.0, 1500), Some(1.0 / 64.0));
@@ -163,8 +230,25 @@ fn automatic_and_tc_parameters() {
     let r = RedConfig { profile: Some(RedProfile::Ared), ..Default::default() }.resolve().unwrap().build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
     assert_eq!((r.min_th, r.max_th, r.gentle, r.adaptive), (6.25, 18.75, true, true));
     assert!((r.w_q - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-18);
+    // The same link with the queue in bytes: Floyd 2001's thresholds are in mean packets, so
+    // min = 6.25 packets of 500 B = 3125 B and max = 3·min.
+    let b = RedConfig { profile: Some(RedProfile::Ared), queue_unit: Some(QueueUnit::Bytes), ..Default::default() }
+        .resolve()
+        .unwrap()
+        .build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
+    assert_eq!((b.min_th, b.max_th), (3125.0, 9375.0));
     let bad = RedConfig { min_th: Some(20.0), max_th: Some(10.0), ..Default::default() };
     assert!(bad.resolve().unwrap_err().starts_with("max_th"));
+}
+
+#[test]
+fn tc_weight_needs_a_burst_of_at_least_one_packet_over_min() {
+    // tc_red_eval_ewma: burst = ⌊(2·min + max)/(3·avpkt)⌋, a = burst + 1 − min/avpkt, refused
+    // when a < 1, else the first W = 2^−k with a ≤ (1 − (1 − W)^burst)/W.
+    // min 3000, max 4500, avpkt 1000: burst 3, a = 1: at W = 1/2, (1 − 1/8)/(1/2) = 1.75 ≥ 1.
+    assert_eq!(tc_ewma_weight(3000.0, 4500.0, 1000), Some(0.5));
+    // min 3500: burst ⌊11 500/3000⌋ = 3, a = 0.5: no weight.
+    assert_eq!(tc_ewma_weight(3500.0, 4500.0, 1000), None);
 }
 
 #[test]
