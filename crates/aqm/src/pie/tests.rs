@@ -270,6 +270,28 @@ fn active_threshold_keeps_pie_idle_below_it() {
 }
 
 #[test]
+fn becoming_active_rearms_the_burst_allowance() {
+    // RFC 8033 §5.3: PIE turning active again starts afresh, its burst allowance full. Set up an
+    // idle PIE whose allowance was spent and whose last delay sample (20 ms, over half the
+    // 15 ms target) keeps App. A's own re-arming at enqueue out of it: only the activation can
+    // give the allowance back.
+    let mut pie = Pie::new(
+        &params(PieConfig { profile: Some(PieProfile::Rfc), active_threshold: Some(2_000), ..Default::default() }),
+        LINK,
+        Rng::from_seed(1),
+    );
+    pie.active = false;
+    let Burst::Rfc { left } = &mut pie.burst else { panic!("the RFC profile's allowance") };
+    *left = 0;
+    pie.qdelay = 20 * NS_PER_MS;
+    let at = |bytes: u64| QueueView { backlog: crate::queue::Backlog { bytes, packets: 2 }, limit: QueueLimit::Packets(1000) };
+    pie.on_enqueue(0, &Pkt::new(0, 1000, 0), &at(1_000));
+    assert_eq!(pie.burst_allowance(), 0, "still idle below the threshold");
+    pie.on_enqueue(0, &Pkt::new(1, 1000, 0), &at(2_000));
+    assert_eq!(pie.burst_allowance(), 150 * NS_PER_MS);
+}
+
+#[test]
 fn run_time_target_change_moves_the_law_from_the_next_update() {
     // RFC law, p = 0.2 (no auto-tune scaling at p ≥ 0.1), both delays 20 ms: with the 15 ms
     // reference p += 0.125·0.005 = +0.000625; after set_target(30 ms), p += 0.125·(−0.01).
