@@ -55,6 +55,12 @@ impl RateEstimator {
         RateEstimator { avg_kind, threshold: threshold as u64, rule, in_cycle: false, start: 0, count: 0, avg: 0.0, avg_fixed: 0 }
     }
 
+    /// What is averaged, for the tests of the profiles' choices.
+    #[cfg(test)]
+    pub fn averaging(&self) -> Averaging {
+        self.avg_kind
+    }
+
     /// Forget everything (sch_pie `pie_vars_init`, RFC 8033 §5.3 activation).
     pub fn reset(&mut self) {
         self.in_cycle = false;
