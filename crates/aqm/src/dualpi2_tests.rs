@@ -457,3 +457,61 @@ fn linux_gains_are_truncated_to_whole_1_256_hz_as_tc_sends_them() {
     let q = build(r#"{"type":"dualpi2","alpha":0.1,"beta":0.3}"#);
     assert_eq!((q.alpha_fp, q.beta_fp), (26, 81));
 }
+
+#[test]
+fn the_controller_runs_every_tupdate() {
+    // sch_dualpi2 arms its timer tupdate after creation and re-arms it tupdate after each run
+    // (16 ms by default in Linux, 15 ms in RFC 9332's Appendix A); an update at an odd time
+    // re-arms from that time.
+    for (profile, tupdate) in [("linux", 16_000_000), ("rfc", 15_000_000)] {
+        let mut q = build(&format!(r#"{{"type":"dualpi2","profile":"{profile}"}}"#));
+        assert_eq!(q.next_update_at(), Some(tupdate), "{profile}");
+        q.update(tupdate + 3);
+        assert_eq!(q.next_update_at(), Some(2 * tupdate + 3), "{profile}");
+    }
+}
+
+#[test]
+fn probes_give_the_last_sojourns_and_the_coupled_probabilities() {
+    // The sojourn of each queue's last packet (dequeue time less enqueue time), and from p′ the
+    // classic probability p′² and the coupled L probability k·p′ (RFC 9332 §2.4, k = 2).
+    let mut q = build(r#"{"type":"dualpi2","step_thresh":10000000}"#);
+    let mut out = Vec::new();
+    q.enqueue(1_000_000, pkt(1, Ecn::Ect1), &mut out);
+    q.enqueue(2_000_000, pkt(2, Ecn::NotEct), &mut out);
+    q.prob = (0.3 * MAX_PROB as f64) as u32;
+    while q.dequeue(7_000_000, &mut out).is_some() {}
+    let at = |name| crate::testkit::probe(&q, name);
+    assert!((at("qdelay_l_s") - 0.006).abs() < 1e-12 && (at("qdelay_c_s") - 0.005).abs() < 1e-12);
+    assert!((at("p_prime") - 0.3).abs() < 1e-9);
+    assert!((at("p_c") - 0.09).abs() < 1e-9 && (at("p_cl") - 0.6).abs() < 1e-9);
+}
+
+#[test]
+fn a_not_ect_packet_in_l_asked_to_be_marked_in_overload_passes_unmarked() {
+    // In overload without drop_overload every L packet is to be marked (sch_dualpi2 must_drop,
+    // at dequeue or, with drop_early, at arrival), but a Not-ECT packet put in L by its DSCP
+    // cannot carry CE: INET_ECN_set_ce fails on it and the kernel sends it on as it came,
+    // neither dropped nor marked; ECT(1) packets in the same state are marked. p′ = 0.6, k = 2:
+    // 1.2 > 1; ten packets keep the backlog over 2 MTU.
+    for drop_early in [false, true] {
+        for ecn in [Ecn::NotEct, Ecn::Ect1] {
+            let mut q = build(&format!(
+                r#"{{"type":"dualpi2","l_dscp":[46],"drop_overload":false,"drop_early":{drop_early},"step_thresh":10000000}}"#
+            ));
+            q.prob = (0.6 * MAX_PROB as f64) as u32;
+            let mut out = Vec::new();
+            for id in 0..10 {
+                assert!(q.enqueue(0, Pkt { dscp: 46, ..pkt(id, ecn) }, &mut out));
+            }
+            assert_eq!(q.l.backlog().packets, 10);
+            let sent = q.dequeue(0, &mut out).unwrap();
+            let marks = out.iter().filter(|a| a.kind == ActionKind::Mark).count();
+            if ecn == Ecn::NotEct {
+                assert_eq!((sent.ecn, out.len()), (Ecn::NotEct, 0), "drop_early {drop_early}");
+            } else {
+                assert!(marks > 0 && out.len() == marks, "drop_early {drop_early}: {out:?}");
+            }
+        }
+    }
+}

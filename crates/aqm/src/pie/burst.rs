@@ -190,6 +190,18 @@ mod tests {
     }
 
     #[test]
+    fn linux_spends_rate_cycles_only_in_rate_mode() {
+        // sch_pie `pie_process_dequeue` takes the measurement cycle's duration off the burst
+        // allowance only with the rate estimator on; with timestamps the time between dequeues
+        // is spent instead, and a cycle's end spends nothing.
+        let mut b = Burst::Linux { left: 100 * MS, last_dequeue: None };
+        b.at_rate_sample(9 * MS, false, 100 * MS, false);
+        assert_eq!(b.left(), 100 * MS);
+        b.at_rate_sample(9 * MS, false, 100 * MS, true);
+        assert_eq!(b.left(), 91 * MS);
+    }
+
+    #[test]
     fn paper_spends_per_rate_sample_and_rearms_when_quiet() {
         let mut b = Burst::Paper { left: 100 * MS };
         b.at_rate_sample(9 * MS, false, 100 * MS, false);

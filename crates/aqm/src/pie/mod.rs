@@ -152,15 +152,11 @@ impl Pie {
         }
     }
 
-    /// sch_fq_pie's `ecn_prob`: mark while p ≤ pct %.
+    /// sch_fq_pie's `ecn_prob`: mark while p ≤ pct % (the law's own threshold; the parameters'
+    /// `mark_ecnth` was read when the law was built).
     pub fn with_ecn_percent(mut self, pct: u32) -> Self {
-        self.p.mark_ecnth = Some(pct as f64 / 100.0);
         self.prob.set_ecn_percent(pct);
         self
-    }
-
-    pub fn params(&self) -> &PieParams {
-        &self.p
     }
 
     /// The drop probability as a fraction (the kernel's may exceed 1.0; reported up to 1.0).

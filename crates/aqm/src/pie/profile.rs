@@ -198,4 +198,54 @@ mod tests {
         assert_eq!((reads(PieProfile::Paper), reads(PieProfile::Ns3)), ([false, true], [false, true]));
         assert_eq!(reads(PieProfile::Linux), [false, false]);
     }
+
+    const MS: Nanos = crate::time::NS_PER_MS;
+
+    fn resolved(profile: &str, extra: &str) -> PieParams {
+        use crate::schema::Declared;
+        let c: super::super::PieConfig = serde_json::from_str(&format!(r#"{{"profile":"{profile}"{extra}}}"#)).unwrap();
+        c.resolve().unwrap()
+    }
+
+    #[test]
+    fn each_float_profile_scales_and_decays_as_its_source() {
+        // One update from p = 0 with delays 30 ms (now) and 20 ms (before): α(30 ms − target) +
+        // β·10 ms. HPSR'13 §III-B divides below p = 0.01 by 8 (three steps); RFC 8033 §4.2 and
+        // ns-3 below 1e-6 by 2048 (six levels). Paper (target 20 ms): (0.00125 + 0.0125) / 8;
+        // RFC and ns-3 (15 ms): (0.001875 + 0.0125) / 2048.
+        for (profile, want) in [("paper", 0.01375 / 8.0), ("rfc", 0.014375 / 2048.0), ("ns3", 0.014375 / 2048.0)] {
+            let mut p = prob(&resolved(profile, ""));
+            p.update(30 * MS, 20 * MS, 50_000);
+            assert!((p.frac() - want).abs() < 1e-15, "{profile}: {}", p.frac());
+        }
+        // Two zero delays at p = 0.5: RFC 8033 §4.2 (and ns-3's CalculateP) decay by 0.98 after
+        // the law's α·(0 − target) step; HPSR'13 has no decay.
+        for (profile, want) in [("paper", 0.5 - 0.125 * 0.020), ("rfc", (0.5 - 0.125 * 0.015) * 0.98), ("ns3", (0.5 - 0.125 * 0.015) * 0.98)] {
+            let mut p = prob(&resolved(profile, ""));
+            if let Prob::Float { p: v, .. } = &mut p {
+                *v = 0.5;
+            }
+            p.update(0, 0, 50_000);
+            assert!((p.frac() - want).abs() < 1e-15, "{profile}: {}", p.frac());
+        }
+    }
+
+    #[test]
+    fn each_float_profile_draws_as_its_source() {
+        // ns-3's DropEarly keeps a packet only when the draw exceeds p (so it drops at u ≤ p) and
+        // leaves its accumulator alone on a drop; RFC 8033 §4.1 and HPSR'13 drop at u < p, and a
+        // drop resets the derandomization accumulator (§5.4).
+        for (profile, compare, resets) in [("paper", Compare::Below, true), ("rfc", Compare::Below, true), ("ns3", Compare::AtOrBelow, false)] {
+            let Prob::Float { compare: c, draw_resets, .. } = prob(&resolved(profile, "")) else { panic!("{profile}: a float law") };
+            assert_eq!((c, draw_resets), (compare, resets), "{profile}");
+        }
+    }
+
+    #[test]
+    fn linux_averages_the_rate_with_its_shift() {
+        // sch_pie: avg - avg>>3 + sample>>3, the EWMA weight 1/8 = 2^-3 as a shift of 3.
+        let e = estimator(&resolved("linux", r#","delay":"rate_estimator","rate_ewma":0.125"#));
+        assert_eq!(e.averaging(), Averaging::Fixed(3));
+    }
+
 }

@@ -55,6 +55,12 @@ impl RateEstimator {
         RateEstimator { avg_kind, threshold: threshold as u64, rule, in_cycle: false, start: 0, count: 0, avg: 0.0, avg_fixed: 0 }
     }
 
+    /// What is averaged, for the tests of the profiles' choices.
+    #[cfg(test)]
+    pub fn averaging(&self) -> Averaging {
+        self.avg_kind
+    }
+
     /// Forget everything (sch_pie `pie_vars_init`, RFC 8033 §5.3 activation).
     pub fn reset(&mut self) {
         self.in_cycle = false;
@@ -212,6 +218,21 @@ mod tests {
     }
 
     #[test]
+    fn rfc_takes_the_first_cycle_time_as_it_is_then_averages() {
+        // RFC 8033 App. B: avg_dq_time starts as the first cycle's time, then moves a quarter
+        // (DQ_THRESHOLD / 2^16) of the way to each new one. The first cycle takes 17 ms as
+        // above; packets then leave 2 ms apart, so the second takes 34 ms: 0.25·34 + 0.75·17 =
+        // 21.25 ms, the delay of DQ_THRESHOLD bytes by Little's law.
+        let mut e = RateEstimator::new(Averaging::CycleTime(0.25), 16_384, CycleRule::Rfc);
+        assert_eq!(e.rate_bytes_per_s(), 0.0, "no estimate yet: 0, not DQ_THRESHOLD / 0");
+        let at = |k: u64| if k <= 18 { k * NS_PER_MS } else { (18 + 2 * (k - 18)) * NS_PER_MS };
+        let cycles: Vec<Nanos> = (1..=35).filter_map(|k| e.on_dequeue(at(k), 1000, (60 - k) * 1000)).collect();
+        assert_eq!(cycles, vec![17 * NS_PER_MS, 34 * NS_PER_MS]);
+        assert_eq!(e.delay(16_384), 21_250_000);
+        assert!((e.rate_bytes_per_s() - 16_384.0 / 0.02125).abs() < 1e-6);
+    }
+
+    #[test]
     fn ns3_restarts_only_above_the_threshold_and_keeps_a_cycle_through_a_reset() {
         // 1024-B packets: the first cycle ends at 16 ms leaving exactly 16 384 B: ns-3 stops.
         let mut e = RateEstimator::new(Averaging::Rate(0.5), 16_384, CycleRule::Ns3);
@@ -242,5 +263,31 @@ mod tests {
         assert_eq!(e.delay((16 << 20) + 1000), 941 << 6);
         e.reset();
         assert_eq!(e.delay(16_384), 0);
+    }
+
+    #[test]
+    fn linux_fixed_point_average_of_two_cycles() {
+        // sch_pie: the first sample is taken as it is, later ones as avg - avg>>3 + sample>>3.
+        // 60 packets of 1000 B queued; the first 17 leave 1000 ticks apart (272, as above) with
+        // 43 000 B left, so a cycle restarts at once (17 000 ticks); the next 17 leave 2000
+        // ticks apart and end it at 51 000: (17 000 << 8) / 34 000 = 128; 272 - 34 + 16 = 254.
+        let mut e = RateEstimator::new(Averaging::Fixed(3), 16_384, CycleRule::Linux);
+        let at = |k: u64| if k <= 17 { k * 1000 } else { 17_000 + (k - 17) * 2000 };
+        let samples: Vec<Nanos> = (1..=34).filter_map(|k| e.on_dequeue(at(k) << TICK_SHIFT, 1000, (60 - k) * 1000)).collect();
+        assert_eq!(samples, vec![16_000 << TICK_SHIFT, 34_000 << TICK_SHIFT]);
+        assert_eq!(e.avg_fixed, 254);
+    }
+
+    #[test]
+    fn linux_cycle_time_wraps_in_a_u32_of_ticks() {
+        // sch_pie holds the cycle's duration (dtime) in a u32 of 64-ns ticks: a cycle lasting
+        // 2^32 + 16 000 ticks (about 275 s, a stalled link) counts as 16 000, so the sample is
+        // the one of the first test, not a rate of almost 0.
+        let mut e = RateEstimator::new(Averaging::Fixed(3), 16_384, CycleRule::Linux);
+        for k in 1..=17u64 {
+            let t = if k < 17 { k * 1000 } else { 17_000 + (1 << 32) };
+            e.on_dequeue(t << TICK_SHIFT, 1000, (18 - k) * 1000);
+        }
+        assert_eq!(e.avg_fixed, 272);
     }
 }

@@ -270,6 +270,71 @@ fn active_threshold_keeps_pie_idle_below_it() {
 }
 
 #[test]
+fn becoming_active_rearms_the_burst_allowance() {
+    // RFC 8033 §5.3: PIE turning active again starts afresh, its burst allowance full. Set up an
+    // idle PIE whose allowance was spent and whose last delay sample (20 ms, over half the
+    // 15 ms target) keeps App. A's own re-arming at enqueue out of it: only the activation can
+    // give the allowance back.
+    let mut pie = Pie::new(
+        &params(PieConfig { profile: Some(PieProfile::Rfc), active_threshold: Some(2_000), ..Default::default() }),
+        LINK,
+        Rng::from_seed(1),
+    );
+    pie.active = false;
+    let Burst::Rfc { left } = &mut pie.burst else { panic!("the RFC profile's allowance") };
+    *left = 0;
+    pie.qdelay = 20 * NS_PER_MS;
+    let at = |bytes: u64| QueueView { backlog: crate::queue::Backlog { bytes, packets: 2 }, limit: QueueLimit::Packets(1000) };
+    pie.on_enqueue(0, &Pkt::new(0, 1000, 0), &at(1_000));
+    assert_eq!(pie.burst_allowance(), 0, "still idle below the threshold");
+    pie.on_enqueue(0, &Pkt::new(1, 1000, 0), &at(2_000));
+    assert_eq!(pie.burst_allowance(), 150 * NS_PER_MS);
+}
+
+#[test]
+fn linux_restarts_its_variables_once_congestion_is_gone() {
+    // sch_pie pie_calculate_probability: with p = 0 and both delay samples under half the
+    // target (15 ms), and, with the rate estimator on, an estimate in hand, pie_vars_init gives
+    // back the whole burst allowance (150 ms). Timestamps here: two departures 10 ms apart spend
+    // 10 ms of it (in 64-ns ticks: 156 250, exactly), each packet 1 ms in the queue; the next
+    // update finds the queue quiet and restarts. A delay of 10 ms (over 7.5 ms, and p > 0) keeps it spent.
+    let view = |bytes: u64| QueueView { backlog: crate::queue::Backlog { bytes, packets: 1 }, limit: QueueLimit::Packets(1000) };
+    for (sojourn, restarted) in [(NS_PER_MS, true), (10 * NS_PER_MS, false)] {
+        let mut pie = Pie::new(&params(PieConfig { profile: Some(PieProfile::Linux), ..Default::default() }), LINK, Rng::from_seed(1));
+        for t in [100 * NS_PER_MS, 110 * NS_PER_MS] {
+            pie.on_dequeue(t, &Pkt { enqueued_at: t - sojourn, ..Pkt::new(0, 1000, 0) }, &view(1000));
+        }
+        assert_eq!(pie.burst_allowance(), 140 * NS_PER_MS);
+        pie.on_update(120 * NS_PER_MS, &view(1000));
+        assert_eq!(pie.prob() == 0.0, restarted, "the 1-ms delay leaves p at 0; 10 ms (rising from 0) raises it");
+        assert_eq!(pie.burst_allowance(), if restarted { 150 * NS_PER_MS } else { 140 * NS_PER_MS }, "sojourn {sojourn}");
+    }
+}
+
+#[test]
+fn pie_goes_idle_only_once_p_and_both_delay_samples_are_zero() {
+    // RFC 8033 App. B: with an active threshold, PIE turns inactive again at an update that
+    // finds p = 0 and both delay samples (this one and the previous) at 0; a queue still
+    // delaying its packets, even by 1 ms with p = 0, keeps it active.
+    let view = |bytes: u64| QueueView { backlog: crate::queue::Backlog { bytes, packets: (bytes / 1000) as u32 }, limit: QueueLimit::Packets(1000) };
+    let mut pie = Pie::new(
+        &params(PieConfig { profile: Some(PieProfile::Rfc), active_threshold: Some(2_000), ..Default::default() }),
+        LINK,
+        Rng::from_seed(1),
+    );
+    pie.on_enqueue(0, &Pkt::new(0, 1000, 0), &view(2_000));
+    assert!(pie.active);
+    // 1 ms in the queue, 1000 B left: 0.125·(1 − 15) ms + 1.25·1 ms < 0, so p stays 0.
+    pie.on_dequeue(NS_PER_MS, &Pkt { enqueued_at: 0, ..Pkt::new(0, 1000, 0) }, &view(1_000));
+    pie.on_update(15 * NS_PER_MS, &view(1_000));
+    assert!(pie.active && pie.prob() == 0.0);
+    // The queue empties: the next update finds the sample at 0, and the previous one with it.
+    pie.on_dequeue(16 * NS_PER_MS, &Pkt { enqueued_at: 15 * NS_PER_MS, ..Pkt::new(1, 1000, 0) }, &view(0));
+    pie.on_update(30 * NS_PER_MS, &view(0));
+    assert!(!pie.active, "p = 0, both samples 0");
+}
+
+#[test]
 fn run_time_target_change_moves_the_law_from_the_next_update() {
     // RFC law, p = 0.2 (no auto-tune scaling at p ≥ 0.1), both delays 20 ms: with the 15 ms
     // reference p += 0.125·0.005 = +0.000625; after set_target(30 ms), p += 0.125·(−0.01).
@@ -294,6 +359,7 @@ fn run_time_target_change_moves_the_law_from_the_next_update() {
     assert_eq!(q.set_param(0, "target", &serde_json::json!(30_000_000)), Ok(()));
     assert_eq!(q.set_param(0, "target", &serde_json::json!(0)), Err("target: 0ns is outside the accepted range [1us, 10s]".into()));
     assert_eq!(q.set_param(0, "alpha", &serde_json::json!(0.2)), Err("alpha: not changeable at run time (PIE changes: target)".into()));
+    assert_eq!(q.set_param(0, "target", &serde_json::json!("20ms")), Err("target: expected integer nanoseconds, got \"20ms\"".into()));
     let mut fq = QdiscConfig::FqPie(Default::default()).build(LINK, Rng::from_seed(1));
     assert_eq!(fq.set_param(0, "target", &serde_json::json!(5_000_000)), Ok(()));
     let Qdisc::FqPie(f) = &fq else { unreachable!() };
