@@ -182,13 +182,11 @@ impl Aqm for PvPie {
         }
     }
 
+    /// The filter acts at arrival only, so the queue empties only by departures, and the one
+    /// that empties it sets the delay to 0.
     fn on_dequeue(&mut self, now: Nanos, pkt: &Pkt, q: &QueueView) -> Verdict {
         self.qdelay = if q.backlog.packets == 0 { 0 } else { now - pkt.enqueued_at };
         Verdict::Accept
-    }
-
-    fn on_empty(&mut self, _now: Nanos) {
-        self.qdelay = 0;
     }
 
     fn update_interval(&self) -> Option<Nanos> {
@@ -318,6 +316,27 @@ mod tests {
         assert!(!q.enqueue(33 * NS_PER_MS, pkt(201, 1), &mut out));
         let kinds: Vec<_> = out.iter().map(|a| (a.pkt.id, a.kind)).collect();
         assert_eq!(kinds, vec![(200, ActionKind::Mark), (201, ActionKind::Drop(DropReason::Early))]);
+    }
+
+    #[test]
+    fn the_law_runs_every_t_on_the_departing_packets_sojourn() {
+        // PVPIE §3 runs eq. (1) every T (32 ms) on the queueing delay, measured as PIE's
+        // timestamps do: the sojourn of the packet leaving (departure less arrival time), 0
+        // once it leaves the queue empty.
+        let mut q = queue(1, false);
+        assert_eq!(q.next_update_at(), Some(32 * NS_PER_MS));
+        let mut out = Vec::new();
+        for i in 0..2 {
+            q.enqueue(10 * NS_PER_MS, pkt(i, 50), &mut out);
+        }
+        q.dequeue(25 * NS_PER_MS, &mut out);
+        assert_eq!(crate::testkit::probe(&q, "qdelay_s"), 0.015);
+        q.update(32 * NS_PER_MS);
+        assert_eq!(q.next_update_at(), Some(64 * NS_PER_MS));
+        // p = 0.125·(0.015 − 0.04) + 1.25·0.015 = 0.015625.
+        assert!((q.aqm.prob() - 0.015625).abs() < 1e-15);
+        q.dequeue(40 * NS_PER_MS, &mut out);
+        assert_eq!(crate::testkit::probe(&q, "qdelay_s"), 0.0);
     }
 
     #[test]

@@ -75,5 +75,7 @@ mod tests {
         // Not-ECT above K: dropped.
         assert!(!q.enqueue(0, Pkt::new(4, 1000, 0), &mut out));
         assert_eq!(q.backlog().packets, 4);
+        // The probe counts the arrivals over K, each a mark asked for (the Not-ECT one dropped).
+        assert_eq!(crate::testkit::probe(&q, "marked"), 2.0);
     }
 }

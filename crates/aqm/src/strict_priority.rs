@@ -142,6 +142,11 @@ mod tests {
         let order: Vec<u32> = std::iter::from_fn(|| q.dequeue(2, &mut out).map(|p| p.id)).collect();
         assert_eq!(order, vec![10, 11, 0, 1, 2, 3, 4]);
         assert_eq!(q.probe_names()[..2], ["high_packets", "prob"]);
+        // The inner discipline keeps its own clock: RFC 8033's PIE updates every 15 ms, and the
+        // priority queue passes its schedule and its updates through.
+        assert_eq!(q.next_update_at(), Some(15_000_000));
+        q.update(15_000_000);
+        assert_eq!(q.next_update_at(), Some(30_000_000));
         // Selection by DSCP: an EF-marked packet of any flow jumps the queue.
         let json = r#"{"type":"strict_priority","high_dscp":[46],"low":{"type":"drop_tail","limit":{"packets":10}}}"#;
         let mut q = serde_json::from_str::<QdiscConfig>(json).unwrap().build(LinkInfo { rate_bps: 10_000_000, mtu: 1500 }, Rng::from_seed(1));
@@ -152,5 +157,26 @@ mod tests {
         assert_eq!(dscp.validate(), Err("high_dscp: 64 is outside the accepted range [0, 63]".into()));
         let bad: QdiscConfig = serde_json::from_str(r#"{"type":"strict_priority","high_flows":[],"low":{"type":"codel","target":0}}"#).unwrap();
         assert!(bad.validate().unwrap_err().starts_with("low.target: 0ns is outside"));
+    }
+
+    #[test]
+    fn a_new_link_rate_and_run_time_changes_reach_the_inner_discipline() {
+        // The oracle is the inner discipline alone: a PIE whose reference follows the link rate
+        // (target_policy = "link_speed") moves its target the same behind the priority queue as
+        // on its own, and takes or refuses the same run-time changes.
+        let link = LinkInfo { rate_bps: 10_000_000, mtu: 1500 };
+        let pie = r#"{"type":"pie","profile":"rfc","target_policy":"link_speed"}"#;
+        let wrapped = format!(r#"{{"type":"strict_priority","high_flows":[7],"low":{pie}}}"#);
+        let mut q = serde_json::from_str::<QdiscConfig>(&wrapped).unwrap().build(link, Rng::from_seed(1));
+        let mut bare = serde_json::from_str::<QdiscConfig>(pie).unwrap().build(link, Rng::from_seed(1));
+        let target = |q: &Qdisc| crate::testkit::probe(q, "target_s");
+        q.set_link_rate(1_000_000_000);
+        bare.set_link_rate(1_000_000_000);
+        assert_eq!(target(&q), target(&bare));
+        let before = target(&serde_json::from_str::<QdiscConfig>(pie).unwrap().build(link, Rng::from_seed(1)));
+        assert_ne!(target(&q), before, "1 Gb/s moves a link-speed target");
+        let alpha = serde_json::json!(0.2);
+        assert_eq!(q.set_param(0, "alpha", &alpha), bare.set_param(0, "alpha", &alpha));
+        assert!(q.set_param(0, "alpha", &alpha).is_err());
     }
 }
