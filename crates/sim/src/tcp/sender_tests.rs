@@ -1422,3 +1422,32 @@ fn linux_ssrb_takes_the_losses_found_at_the_recovery_start_as_old_news() {
     assert_eq!(s.cwnd, 7.0);
     assert_eq!(seqs(&out), vec![2, 3]);
 }
+
+#[test]
+fn an_ack_for_data_never_sent_is_ignored() {
+    // RFC 9293 §3.10.7.4: an ACK above SND.NXT acknowledges something not yet sent and is
+    // dropped: nothing is acknowledged, the window does not grow, nothing is sent. A valid ACK
+    // after it is taken as usual.
+    let (mut s, mut out) = with_window(&newreno(), 4);
+    s.on_ack(100 * MS, &ack(9), &mut out);
+    assert_eq!((s.snd_una, s.cwnd, out.len()), (0, 4.0, 0));
+    s.on_ack(100 * MS, &ack(4), &mut out);
+    assert_eq!(s.snd_una, 4);
+}
+
+#[test]
+fn an_ack_gives_the_controller_its_delay_in_seconds() {
+    // LEDBAT (RFC 6817 §2.4.2) takes one delay sample per ACK that acknowledges data: now less
+    // the echoed send time. A base of 100 ms in the first minute, then four samples of 130 ms a
+    // minute later: the queuing delay is 130 − 100 = 30 ms.
+    let cfg = TcpConfig { cc: "ledbat".into(), ..newreno() };
+    let (mut s, mut out) = with_window(&cfg, 8);
+    let at = |k: u64, now: Nanos, delay: Nanos| AckIn { ack: k, sack: &[], ece: false, ace: 0, echo: now - delay };
+    s.on_ack(1000 * MS, &at(1, 1000 * MS, 100 * MS), &mut out);
+    for k in 2..=5 {
+        let now = 61_000 * MS + k * MS;
+        s.on_ack(now, &at(k, now, 130 * MS), &mut out);
+    }
+    let Cc::Ledbat(l) = &s.cc else { panic!("a LEDBAT sender") };
+    assert!((l.queuing_delay().unwrap() - 0.030).abs() < 1e-9, "{:?}", l.queuing_delay());
+}
