@@ -999,9 +999,9 @@ def _resolved_quietly(data: dict[str, Any]) -> dict[str, Any]:
         return _parse(copy.deepcopy(data))[0]
 
 
-def _chosen(dotted: str, chosen: frozenset[str]) -> bool:
-    """Whether the option at ``dotted`` was set explicitly: it, or a table holding it, is in
-    ``chosen``."""
+def within(dotted: str, chosen: frozenset[str]) -> bool:
+    """Whether the field at ``dotted`` is one of the paths in ``chosen`` or lies inside one (an
+    option set explicitly, an error in a field a sweep's [set] gives)."""
     return any(dotted == c or dotted.startswith((c + ".", c + "[")) for c in chosen)
 
 
@@ -1028,7 +1028,7 @@ def _forget_profile_defaults(data: dict[str, Any], profiles: dict[str, Any],
         except (LookupError, TypeError):
             continue   # a wrong path: resolving the edit names it
         if isinstance(written, dict) and written.get("profile") not in (None, profile):
-            candidates[table] = [k for k in _leaves(written, full=full) if not _chosen(f"{table}.{k}", chosen)]
+            candidates[table] = [k for k in _leaves(written, full=full) if not within(f"{table}.{k}", chosen)]
     dropped = _at_defaults(data, resolved, candidates)
     if dropped:
         data = _without(data, dropped)
@@ -1065,7 +1065,7 @@ def _at_defaults(data: dict[str, Any], resolved: dict[str, Any],
         except ScenarioError as e:
             blamed = _blamed(data, e.path)
             needed = {(t, k) for t, keys in trying.items() for k in keys
-                      if _chosen(f"{t}.{k}", blamed) or any(_chosen(b, frozenset({f"{t}.{k}"})) for b in blamed)}
+                      if within(f"{t}.{k}", blamed) or any(within(b, frozenset({f"{t}.{k}"})) for b in blamed)}
             if not needed:
                 return {}
             trying = {t: [k for k in keys if (t, k) not in needed] for t, keys in trying.items()}
@@ -1273,7 +1273,7 @@ def _warn_of_profile_change(before: Scenario, after: Scenario, values: dict[str,
         return
     kept = []
     for key in _leaves(written):
-        if _chosen(f"{table}.{key}", frozenset(values)):
+        if within(f"{table}.{key}", frozenset(values)):
             continue
         was, now = _default_without(before.given, table, key), _default_without(after.given, table, key)
         value = _value_at(new, key)

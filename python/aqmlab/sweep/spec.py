@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ScenarioError
-from ..scenario import BUILTIN_DIR, Scenario, builtin_scenarios, read_toml, with_values
+from ..scenario import BUILTIN_DIR, Scenario, builtin_scenarios, read_toml, with_values, within
 
 _MASK64 = (1 << 64) - 1
 # The largest sweep accepted: its manifest and plan stay in memory and on disk as JSON.
@@ -188,8 +188,7 @@ class Sweep:
             # is not raised, and a base warning whose cause [set] removes is not given.
             base = Scenario.edited(base_data, fixed)
         except ScenarioError as e:
-            set_path = any(e.path == p or e.path.startswith((p + ".", p + "[")) for p in fixed)
-            raise _under("set" if set_path else "base", e) from None
+            raise _under("set" if within(e.path, frozenset(fixed)) else "base", e) from None
 
         groups = [((p, tuple(v)),) for p, v in _flatten_axes(data.get("axes", {}), "axes").items()]
         origins = ["[axes]"] * len(groups)
