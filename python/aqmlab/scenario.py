@@ -447,6 +447,11 @@ class TcpGroup(FlowGroup):
     prague: str | None = spec(Choice(("linux", "draft")), "which TCP Prague: `linux` (tcp_prague v0.7: α from 0, "
                               "no fall-back) or `draft` (α from 1, fall-back to a Reno-friendly response on a "
                               "Classic ECN AQM, RFC 9331 §4.3)", default=None, sim="prague")
+    dctcp_window: str | None = spec(Choice(("rfc", "linux", "ns3")), "the ACK that ends DCTCP's observation "
+                                    "window and updates α: the first past the data sent when it began (RFC 8257 "
+                                    "§3.3), the one that reaches it (Linux's dctcp_update_alpha), or that with the "
+                                    "first window's end set at the first ACK (ns-3's TcpDctcp)",
+                                    default=None, sim="dctcp_window")
     # The application.
     size: dict[str, Any] | None = spec(SIZE_DIST, "payload per transfer: one transfer at start (a fixed size), "
                                        "or objects of random size with `think` or `arrival_rate`", default=None)

@@ -284,6 +284,9 @@ def _tcp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
         _need(t["prr_recover_fs"], "pipe", f"{path}.prr_recover_fs",
               "TcpPrrRecovery::EnterRecovery takes RecoverFS from m_bytesInFlight, the pipe EnterRecovery has "
               "just computed")
+    if cc == "dctcp":
+        _need(t["dctcp_window"], "ns3", f"{path}.dctcp_window",
+              "TcpDctcp::PktsAcked ends a window once m_lastAckedSeq reaches m_nextSeq, first set at the first ACK")
     _need(t["rwnd"], 1 << 30, f"{path}.rwnd", "ns-3 bounds the window in bytes only (rcv_wnd)")
     _need(t["initial_rto_ns"], NS3_INITIAL_RTO_NS, f"{path}.initial_rto", "RttEstimator's InitialEstimation is 1 s")
     _need(t["max_rto_ns"], NS3_MAX_RTO_NS, f"{path}.max_rto", "TcpSocketBase caps the RTO at 60 s")

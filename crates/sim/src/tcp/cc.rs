@@ -94,19 +94,59 @@ pub struct CubicState {
     alpha_rule: CubicAlpha,
 }
 
+/// Where DCTCP's observation window ends, the ACK that updates α (RFC 8257 §3.3). The three
+/// differ by one ACK at most per window, and in the first window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DctcpWindow {
+    /// RFC 8257 §3.3 step 4 as written: an ACK ends the window when it moves SND.UNA past
+    /// Window_End (SND.NXT when the window began), i.e. the first ACK of data sent after the
+    /// window began. Window_End starts at SND.UNA, so the first ACK ends the first window.
+    #[default]
+    Rfc,
+    /// Linux's dctcp_update_alpha: the window ends once snd_una reaches next_seq (`!before`),
+    /// on the ACK that acknowledges the window's last data, one ACK before the RFC's.
+    /// dctcp_init sets next_seq = snd_nxt before any data is sent, so here too the first ACK
+    /// ends the first window.
+    Linux,
+    /// ns-3's TcpDctcp::PktsAcked: as Linux, once m_lastAckedSeq reaches m_nextSeq; but
+    /// m_nextSeq is first set at the first ACK (to m_nextTxSequence), so the first window runs
+    /// until the data sent by then is acknowledged.
+    Ns3,
+}
+
 #[derive(Clone, Debug)]
 pub struct DctcpState {
     /// α, the estimated fraction of marked bytes; starts at 1 (RFC 8257 §4.2, Linux).
     pub alpha: f64,
     acked: f64,
     marked: f64,
-    /// The window being observed ends when snd_una passes this segment.
+    /// The window being observed ends when snd_una passes (`Rfc`) or reaches this segment.
     window_end: u64,
+    rule: DctcpWindow,
+    /// ns-3's m_nextSeqFlag: the first window's end has been set (at the first ACK).
+    end_set: bool,
 }
 
 impl DctcpState {
     fn new() -> Self {
-        DctcpState { alpha: 1.0, acked: 0.0, marked: 0.0, window_end: 0 }
+        DctcpState { alpha: 1.0, acked: 0.0, marked: 0.0, window_end: 0, rule: DctcpWindow::Rfc, end_set: false }
+    }
+
+    /// Whether an ACK that leaves snd_una at `snd_una` ends the window, by the rule in force
+    /// (see [`DctcpWindow`]); `snd_max` is ns-3's m_nextTxSequence at the first ACK.
+    fn window_over(&mut self, snd_una: u64, snd_max: u64) -> bool {
+        match self.rule {
+            DctcpWindow::Rfc => snd_una > self.window_end,
+            DctcpWindow::Linux => snd_una >= self.window_end,
+            DctcpWindow::Ns3 => {
+                if !self.end_set {
+                    self.window_end = snd_max;
+                    self.end_set = true;
+                }
+                snd_una >= self.window_end
+            }
+        }
     }
 
     /// RFC 8257 §3.3 bookkeeping: segments acknowledged and marked; when `round_over`, α ←
@@ -150,6 +190,14 @@ impl Cc {
     pub fn with_cubic_alpha(mut self, rule: CubicAlpha) -> Cc {
         if let Cc::Cubic(s) = &mut self {
             s.alpha_rule = rule;
+        }
+        self
+    }
+
+    /// Where DCTCP's observation window ends (other controllers ignore it).
+    pub fn with_dctcp_window(mut self, rule: DctcpWindow) -> Cc {
+        if let Cc::Dctcp(d) = &mut self {
+            d.rule = rule;
         }
         self
     }
@@ -253,7 +301,7 @@ impl Cc {
     pub fn on_ack_ecn(&mut self, a: AckInfo) {
         match self {
             Cc::Dctcp(d) => {
-                let over = a.snd_una > d.window_end;
+                let over = d.window_over(a.snd_una, a.snd_max);
                 d.observe(a.acked, a.marked, over, a.snd_max);
             }
             Cc::Prague(p) => p.on_ack(a),
@@ -621,6 +669,30 @@ mod tests {
         assert_eq!(alpha(&cc), Some(15.0 / 16.0));
         cc.on_ack_ecn(ack(1, 0, 11, 20));
         assert_eq!(alpha(&cc), Some((1.0 - DCTCP_G) * (15.0 / 16.0) + DCTCP_G * (9.0 / 10.0)));
+    }
+
+    #[test]
+    fn dctcp_window_ends_one_ack_earlier_in_linux_and_ns3() {
+        // The trace of dctcp_window_ends_only_past_the_data_sent_when_it_began under the other
+        // two rules. Linux (dctcp_update_alpha: !before(snd_una, next_seq)): the first ACK
+        // ends the first window (next_seq was snd_nxt = snd_una before any data), α = 15/16,
+        // and the ACK up to 10 reaches the next end (10): F = 9/9, α = (15/16)² + 1/16 =
+        // 241/256. The ACK of 11 then leaves the new window (ending at 20) open.
+        let mut linux = Cc::new("dctcp").unwrap().with_dctcp_window(DctcpWindow::Linux);
+        linux.on_ack_ecn(ack(1, 0, 1, 10));
+        assert_eq!(alpha(&linux), Some(15.0 / 16.0));
+        linux.on_ack_ecn(ack(9, 9, 10, 20));
+        assert_eq!(alpha(&linux), Some(241.0 / 256.0));
+        linux.on_ack_ecn(ack(1, 0, 11, 20));
+        assert_eq!(alpha(&linux), Some(241.0 / 256.0));
+        // ns-3 (TcpDctcp::PktsAcked): the first ACK sets m_nextSeq to what was sent (10) and
+        // does not reach it, so α stays 1; the ACK up to 10 ends the window of 10 segments, 9
+        // marked: α = 15/16 + (9/10)/16.
+        let mut ns3 = Cc::new("dctcp").unwrap().with_dctcp_window(DctcpWindow::Ns3);
+        ns3.on_ack_ecn(ack(1, 0, 1, 10));
+        assert_eq!(alpha(&ns3), Some(1.0));
+        ns3.on_ack_ecn(ack(9, 9, 10, 20));
+        assert_eq!(alpha(&ns3), Some((1.0 - DCTCP_G) + DCTCP_G * (9.0 / 10.0)));
     }
 
     #[test]

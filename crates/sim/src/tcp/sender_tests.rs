@@ -638,6 +638,29 @@ fn ece_reduces_once_per_window_without_retransmitting() {
 }
 
 #[test]
+fn each_profile_ends_dctcp_windows_as_its_stack_does() {
+    // Ten segments out (0..9); the ACK of 1 is unmarked, the ACK of 10 echoes CE for its 9.
+    // RFC 8257 §3.3 (ns-2's profile): the first ACK ends the first window (α = 15/16), the
+    // next ends only past 10, so α stays 15/16. Linux: the ACK of 10 reaches 10 and ends it,
+    // α = (15/16)² + 1/16 = 241/256. ns-3: the first window's end is set at the first ACK (10)
+    // and reached by the second, α = 15/16 + (9/10)/16.
+    let alpha_after = |profile: &str| {
+        let dctcp = serde_json::json!({"cc": "dctcp", "ecn": "dctcp"});
+        let cfg = TcpConfig::resolve(profile, dctcp.as_object().unwrap()).unwrap();
+        let (mut s, mut out) = with_window(&cfg, 10);
+        s.on_ack(MS, &ack(1), &mut out);
+        s.on_ack(2 * MS, &AckIn { ack: 10, sack: &[], ece: true, ace: 0, echo: 0 }, &mut out);
+        match &s.cc {
+            Cc::Dctcp(d) => d.alpha,
+            _ => unreachable!("DCTCP asked for"),
+        }
+    };
+    assert_eq!(alpha_after("ns2-sack"), 15.0 / 16.0);
+    assert_eq!(alpha_after("linux"), 241.0 / 256.0);
+    assert_eq!(alpha_after("ns3"), 15.0 / 16.0 + 0.9 / 16.0);
+}
+
+#[test]
 fn the_ack_that_brings_an_ecn_reduction_grows_nothing() {
     // ns-2 (per-ACK growth, the window halved): TcpAgent opens the window only on an ACK
     // without ECN-Echo, so the echo halves the window as it stood, 10 (congestion avoidance,
