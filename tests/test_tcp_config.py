@@ -206,7 +206,7 @@ def test_fidelity_settings_resolve_per_profile_and_override():
     assert (ns2["rcv_wnd_bytes"], r["rcv_wnd"], ns2["option_bytes"], ns2["lost_retransmit"]) == (None, "unlimited", "uncounted", False)
     linux, _ = t(profile="linux")
     assert (linux["rcv_wnd_bytes"], linux["snd_buf_bytes"], linux["option_bytes"], linux["lost_retransmit"]) == (3 << 20, 4 << 20, "linux", True)
-    over, r = t(profile="ns3", rcv_wnd="1MiB", snd_buf="unlimited", reduce_from="flight", cubic_alpha="rfc9438",
+    over, r = t(profile="ns3", cc="cubic", rcv_wnd="1MiB", snd_buf="unlimited", reduce_from="flight", cubic_alpha="rfc9438",
                 rescue_retransmit=True, option_bytes="uncounted")
     assert (over["rcv_wnd_bytes"], over["snd_buf_bytes"], over["reduce_from"], over["cubic_alpha"]) == (1 << 20, None, "flight", "rfc9438")
     assert (r["snd_buf"], over["rescue_retransmit"], over["option_bytes"]) == ("unlimited", True, "uncounted")
@@ -250,3 +250,67 @@ def test_per_flow_start_times_are_replayed():
     s = Scenario.from_dict({**tcp_group(start=["0s", "1.5s"]), "duration": "3s"})
     starts = [f["start_s"] for f in aqmlab.run(s, progress=False).flow_rows()]
     assert starts == [0.0, 1.5]
+
+
+# An option each flow below never reads, with a value other than the one it takes when left out,
+# and what the flow lacks: NewReno without ECN or PRR (ns-2's profile), and CUBIC with ECN (ns-3's
+# profile, PRR on) for the congestion controls' own options.
+UNREAD = [
+    ({}, "cubic_alpha", "rfc9438"),
+    ({}, "prague", "draft"),
+    ({}, "dctcp_window", "ns3"),
+    ({"profile": "ns3", "cc": "cubic", "ecn": "classic"}, "dctcp_window", "linux"),
+    ({}, "ect", "ect1"),
+    ({}, "ecn_cwr", "hold"),
+    ({}, "prr_delivered", "ns3"),
+    ({}, "prr_recover_fs", "pipe"),
+    ({}, "prr_ssrb", "linux"),
+]
+
+
+@pytest.mark.parametrize("group, option, value", UNREAD)
+def test_an_option_the_flow_never_reads_is_refused_by_name(group, option, value):
+    with pytest.raises(ScenarioError, match=rf"^flows\[0\]\.{option}: .* would change nothing: this option is read "
+                                            r"only with .*; remove it, or set what it needs"):
+        Scenario.from_dict(tcp_group(**group, **{option: value}))
+    # At the value it takes when left out it passes (a saved scenario.toml writes every option).
+    left_out = Scenario.from_dict(tcp_group(**group)).resolved["flows"][0][option]
+    Scenario.from_dict(tcp_group(**group, **{option: left_out}))
+
+
+@pytest.mark.parametrize("group, option, value", UNREAD)
+def test_the_refused_options_change_nothing_in_the_simulator(group, option, value):
+    """The oracle of the refusal above: the simulator, handed the value directly, gives the same
+    summary bit for bit (the run has losses and, in ns-3's profile, ECN reductions)."""
+    import json
+
+    from aqmlab import _core
+
+    d = tcp_group(**group)
+    # Eight flows through PIE, which marks ECN-capable packets and drops the others: many
+    # congestion responses (losses, or ECN reductions) in 4 s.
+    d["flows"][0]["count"] = 8
+    d["bottleneck"]["queue"] = {"type": "pie", "ecn": True}
+    cfg = Scenario.from_dict(d).sim_config
+
+    def summary(c):
+        sim = _core.Simulation(json.dumps(c))
+        sim.run_until(sim.duration)
+        return json.loads(sim.summary_json())
+
+    base = summary(cfg)
+    assert base["dropped"] + base["marked"] >= 50, "the run must respond to congestion often"
+    changed = json.loads(json.dumps(cfg))
+    changed["flows"][0]["transport"][option] = value
+    assert summary(changed) == base
+
+
+@pytest.mark.parametrize("group, option, value", [
+    ({"cc": "cubic"}, "cubic_alpha", "rfc9438"),
+    ({"cc": "dctcp"}, "dctcp_window", "linux"),
+    ({"ecn": "classic"}, "ect", "ect1"),
+    ({"prr": True}, "prr_ssrb", "linux"),
+    ({"profile": "ns3", "prr": False, "ecn": "classic", "ecn_cwr": "prr"}, "prr_delivered", "rfc6937"),
+])
+def test_an_option_the_flow_reads_is_taken(group, option, value):
+    assert resolved(option.replace("_bytes", ""), **group, **{option: value}) == value

@@ -41,7 +41,7 @@ import json
 import re
 import tomllib
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -586,12 +586,44 @@ def _resolve_tcp(g: TcpGroup, path: str) -> tuple[TcpGroup, dict[str, Any]]:
         raise ScenarioError(f"{path}.{user}" if user else path, rest.strip() if user else str(e)) from None
     if tcp["rack"] and not tcp["sack"]:
         raise ScenarioError(f"{path}.rack", "RACK-TLP needs SACK (RFC 8985 §2): set sack = true or rack = false")
+    _check_unread(g, overrides, tcp, path)
     # The simulator writes an unbounded window or buffer as null.
     unbounded = {"rcv_wnd_bytes", "snd_buf_bytes"}
     changes: dict[str, Any] = {n: "unlimited" if f.sim in unbounded and tcp[f.sim] is None else tcp[f.sim]
                                for n, f in own if f.sim in tcp}
     resolved = dataclasses.replace(g, **changes)
     return resolved, {"type": "tcp", **tcp}
+
+
+# Options that only some flows read (crates/sim/src/tcp): (option, whether this flow reads it, what
+# it needs to be read).
+_PRR_RUNS = "prr = true (loss recovery) or ecn_cwr = \"prr\" (ECN reductions)"
+_READ_WHEN: list[tuple[str, Callable[[dict[str, Any]], bool], str]] = [
+    ("cubic_alpha", lambda t: t["cc"] == "cubic", "cc = \"cubic\""),
+    ("prague", lambda t: t["cc"] == "prague", "cc = \"prague\""),
+    ("dctcp_window", lambda t: t["cc"] == "dctcp", "cc = \"dctcp\""),
+    ("ect", lambda t: t["ecn"] != "off", "ECN (ecn other than \"off\"): Not-ECT data carries no codepoint"),
+    ("ecn_cwr", lambda t: t["ecn"] != "off", "ECN (ecn other than \"off\"): no echo, no reduction"),
+    ("prr_delivered", lambda t: t["prr"] or t["ecn_cwr"] == "prr", _PRR_RUNS),
+    ("prr_recover_fs", lambda t: t["prr"] or t["ecn_cwr"] == "prr", _PRR_RUNS),
+    ("prr_ssrb", lambda t: t["prr"] or t["ecn_cwr"] == "prr", _PRR_RUNS),
+]
+
+
+def _check_unread(g: TcpGroup, overrides: dict[str, Any], tcp: dict[str, Any], path: str) -> None:
+    """Refuses an option given a value the flow would never read (another congestion control's,
+    ECN's without ECN, PRR's without PRR). One at the value it takes when left out passes, as a
+    saved scenario.toml writes every option."""
+    from . import _core
+
+    sims = {f.sim: n for n, f in _own_fields(TcpGroup) if f.sim is not None}
+    for sim, reads, needs in _READ_WHEN:
+        if sim not in overrides or reads(tcp):
+            continue
+        unset = json.loads(_core.resolve_tcp(g.profile, json.dumps({k: v for k, v in overrides.items() if k != sim})))
+        if overrides[sim] != unset[sim]:
+            raise ScenarioError(f"{path}.{sims[sim]}", f"{toml_inline(overrides[sim])} would change nothing: this "
+                                f"option is read only with {needs}; remove it, or set what it needs")
 
 
 def _app(g: TcpGroup, path: str) -> dict[str, Any]:
