@@ -1,5 +1,7 @@
 """TCP profiles, overrides, applications and impairments in scenario files, and their runs."""
 
+import warnings
+
 import pytest
 
 import aqmlab
@@ -269,18 +271,31 @@ UNREAD = [
 
 
 @pytest.mark.parametrize("group, option, value", UNREAD)
-def test_an_option_the_flow_never_reads_is_refused_by_name(group, option, value):
-    with pytest.raises(ScenarioError, match=rf"^flows\[0\]\.{option}: .* would change nothing: this option is read "
-                                            r"only with .*; remove it, or set what it needs"):
+def test_an_option_the_flow_never_reads_is_named_in_a_warning(group, option, value):
+    with pytest.warns(aqmlab.AqmlabWarning, match=rf"^flows\[0\]\.{option}: .* changes nothing: this option is "
+                                                   r"read only with "):
         Scenario.from_dict(tcp_group(**group, **{option: value}))
-    # At the value it takes when left out it passes (a saved scenario.toml writes every option).
+    # At the value it takes when left out it passes quietly (a saved scenario.toml writes every
+    # option).
     left_out = Scenario.from_dict(tcp_group(**group)).resolved["flows"][0][option]
-    Scenario.from_dict(tcp_group(**group, **{option: left_out}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Scenario.from_dict(tcp_group(**group, **{option: left_out}))
+
+
+def test_an_edit_that_leaves_a_saved_option_unread_warns_and_runs():
+    """A saved scenario.toml of the linux profile writes ecn_cwr = "prr" (PRR with SACK); turning
+    PRR off leaves it unread without ECN: a warning names it, and the edit goes through."""
+    saved = Scenario.from_dict(tcp_group(profile="linux")).resolved
+    assert saved["flows"][0]["ecn_cwr"] == "prr"
+    with pytest.warns(aqmlab.AqmlabWarning, match=r"^flows\[0\]\.ecn_cwr: \"prr\" changes nothing"):
+        edited = Scenario.edited(saved, {"flows[0].prr": False})
+    assert edited.sim_config["flows"][0]["transport"]["prr"] is False
 
 
 @pytest.mark.parametrize("group, option, value", UNREAD)
 def test_the_refused_options_change_nothing_in_the_simulator(group, option, value):
-    """The oracle of the refusal above: the simulator, handed the value directly, gives the same
+    """The oracle of the warning above: the simulator, handed the value directly, gives the same
     summary bit for bit (the run has losses and, in ns-3's profile, ECN reductions)."""
     import json
 

@@ -611,9 +611,11 @@ _READ_WHEN: list[tuple[str, Callable[[dict[str, Any]], bool], str]] = [
 
 
 def _check_unread(g: TcpGroup, overrides: dict[str, Any], tcp: dict[str, Any], path: str) -> None:
-    """Refuses an option given a value the flow would never read (another congestion control's,
-    ECN's without ECN, PRR's without PRR). One at the value it takes when left out passes, as a
-    saved scenario.toml writes every option."""
+    """Warns of an option given a value the flow never reads (another congestion control's, ECN's
+    without ECN, PRR's without PRR): it changes nothing. A warning, not an error: a saved
+    scenario.toml writes every option, and an edit (``prr = false``) can leave one unread that the
+    user never wrote. One at the value it takes when left out changes nothing twice over, and
+    passes quietly."""
     from . import _core
 
     sims = {f.sim: n for n, f in _own_fields(TcpGroup) if f.sim is not None}
@@ -622,8 +624,8 @@ def _check_unread(g: TcpGroup, overrides: dict[str, Any], tcp: dict[str, Any], p
             continue
         unset = json.loads(_core.resolve_tcp(g.profile, json.dumps({k: v for k, v in overrides.items() if k != sim})))
         if overrides[sim] != unset[sim]:
-            raise ScenarioError(f"{path}.{sims[sim]}", f"{toml_inline(overrides[sim])} would change nothing: this "
-                                f"option is read only with {needs}; remove it, or set what it needs")
+            _warn(f"{path}.{sims[sim]}", f"{toml_inline(overrides[sim])} changes nothing: this option is read only "
+                                         f"with {needs}")
 
 
 def _app(g: TcpGroup, path: str) -> dict[str, Any]:
