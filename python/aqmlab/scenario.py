@@ -607,6 +607,12 @@ _READ_WHEN: list[tuple[str, Callable[[dict[str, Any]], bool], str]] = [
     ("prr_delivered", lambda t: t["prr"] or t["ecn_cwr"] == "prr", _PRR_RUNS),
     ("prr_recover_fs", lambda t: t["prr"] or t["ecn_cwr"] == "prr", _PRR_RUNS),
     ("prr_ssrb", lambda t: t["prr"] or t["ecn_cwr"] == "prr", _PRR_RUNS),
+    ("keep_sack_on_rto", lambda t: t["sack"], "sack = true: without SACK there is no scoreboard to keep"),
+    ("rescue_retransmit", lambda t: t["sack"], "sack = true (RFC 6675's SACK recovery)"),
+    ("lost_retransmit", lambda t: t["sack"] and not t["rack"],
+     "sack = true and rack = false (RACK finds lost retransmissions its own way, RFC 8985 §2.2)"),
+    ("delack_timeout_ns", lambda t: t["ack_every"] > 1, "ack_every above 1: with 1 every segment is acknowledged "
+                                                         "at once, and the timer never runs"),
 ]
 
 
@@ -618,14 +624,15 @@ def _check_unread(g: TcpGroup, overrides: dict[str, Any], tcp: dict[str, Any], p
     passes quietly."""
     from . import _core
 
-    sims = {f.sim: n for n, f in _own_fields(TcpGroup) if f.sim is not None}
+    own = {f.sim: (n, f) for n, f in _own_fields(TcpGroup) if f.sim is not None}
     for sim, reads, needs in _READ_WHEN:
         if sim not in overrides or reads(tcp):
             continue
         unset = json.loads(_core.resolve_tcp(g.profile, json.dumps({k: v for k, v in overrides.items() if k != sim})))
         if overrides[sim] != unset[sim]:
-            _warn(f"{path}.{sims[sim]}", f"{toml_inline(overrides[sim])} changes nothing: this option is read only "
-                                         f"with {needs}")
+            name, f = own[sim]
+            shown = toml_inline(f.kind.fmt(getattr(g, name)))
+            _warn(f"{path}.{name}", f"{shown} changes nothing: this option is read only with {needs}")
 
 
 def _app(g: TcpGroup, path: str) -> dict[str, Any]:
