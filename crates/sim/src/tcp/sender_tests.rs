@@ -449,6 +449,30 @@ fn sack_recovers_two_holes_in_one_round_trip() {
     assert_eq!((s.stats.timeouts, s.stats.fast_recoveries, s.stats.retransmits), (0, 1, 2));
 }
 
+#[test]
+fn new_data_in_a_sack_recovery_stays_within_the_receiver_window() {
+    // RFC 6675 §4 NextSeg rule 2: unsent data only "if the receiver's advertised window
+    // allows": here while snd_max − snd_una < rwnd = 10 segments. Segments 0..8 out (cwnd 9);
+    // the ACK of 2 lets 9 and 10 out (flight 9). Segment 2 is lost: SACKs of 3.. start a
+    // recovery at the third (RFC 6675 §5: retransmit 2; ssthresh = cwnd = FlightSize/2 = 4.5).
+    // As 3..10 are SACKed the pipe falls to the retransmission alone, 1: new data fits the
+    // window (1 < 4.5 − 1) but the receiver's window takes one segment only, 11 (flight 9 → 10);
+    // rule 3 finds nothing un-SACKed below the highest SACK, so nothing else goes out.
+    let cfg = TcpConfig { rwnd: 10, ..sack_cfg(false) };
+    let (mut s, mut out) = with_window(&cfg, 9);
+    s.on_ack(MS, &ack(2), &mut out);
+    assert_eq!(seqs(&out), vec![9, 10]);
+    out.clear();
+    for k in 1..=8u64 {
+        s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[(3, 3 + k)], ece: false, ace: 0, echo: 0 }, &mut out);
+    }
+    assert!(s.in_recovery());
+    assert_eq!(s.cwnd, 4.5);
+    let rtx: Vec<u64> = out.iter().filter(|s| s.retransmit).map(|s| s.seq).collect();
+    let new: Vec<u64> = out.iter().filter(|s| !s.retransmit).map(|s| s.seq).collect();
+    assert_eq!((rtx, new), (vec![2], vec![11]));
+}
+
 /// Segment 0 and its retransmission lost, three later segments SACKed: the retransmission
 /// is sent again at once (Linux's tcp_mark_lost_retrans) or not (ns-2, ns-3, RFC 6675).
 fn lost_retransmission(cfg: &TcpConfig) -> (TcpSender, Vec<Segment>) {
