@@ -103,4 +103,18 @@ mod tests {
         }
         assert!((l.queuing_delay().unwrap() - 0.0).abs() < 1e-12);
     }
+
+    #[test]
+    fn base_delay_history_is_kept_per_minute_not_per_sample() {
+        // RFC 6817 §2.4.2 update_base_delay: within one minute a sample only lowers that
+        // minute's entry; a new entry (and the drop of the oldest past BASE_HISTORY) comes with
+        // a new minute. 40 ms at t = 0, then 20 samples of 60 ms at t = 1..20 s, all in minute 0:
+        // the base stays 40 ms, so the queuing delay is 60 − 40 = 20 ms.
+        let mut l = LedbatState::default();
+        l.sample(0.0, 0.040);
+        for t in 1..=20 {
+            l.sample(t as f64, 0.060);
+        }
+        assert!((l.queuing_delay().unwrap() - 0.020).abs() < 1e-12);
+    }
 }

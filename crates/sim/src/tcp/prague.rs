@@ -416,6 +416,57 @@ mod tests {
     }
 
     #[test]
+    fn the_25_ms_reduction_limit_waits_for_rtt_independence() {
+        // prague_enter_cwr rate-limits reductions to one per RTT_TARGET only once the flow is
+        // RTT-independent (prague_is_rtt_indep: out of slow start for RTT_TRANSITION = 4
+        // rounds). Out of slow start but at round 0, two reductions 10 ms apart both apply.
+        let mut p = Prague::new(PragueVariant::Draft, 1500);
+        p.on_ack(ack(1, 0, 1, 20, 1.0, false));
+        assert_eq!(p.round, 0);
+        assert!(p.reduction_allowed(1.0));
+        assert!(p.reduction_allowed(1.01));
+        // In slow start, even past round 4, neither is refused.
+        p.round = 9;
+        p.on_ack(ack(1, 0, 2, 20, 1.02, true));
+        assert!(p.reduction_allowed(1.02));
+        assert!(p.reduction_allowed(1.03));
+    }
+
+    #[test]
+    fn linux_slow_start_reduction_of_a_whole_segment_lowers_the_window() {
+        // v0.7 prague_update_cwnd in slow start on an ACK that grows nothing: snd_cwnd steps
+        // down when the fractional window rounded up is below it. snd_cwnd 16, α = 1/8: the
+        // reduction leaves 16·(1 − 1/16) = 15, and ⌈15⌉ = 15 < 16, so it applies.
+        let a = AckInfo { acked: 1, marked: 0, snd_una: 1, snd_max: 20, now: 0.0, cwnd: 16.0, ssthresh: f64::INFINITY };
+        let mut p = Prague::new(PragueVariant::Linux, 1500);
+        p.alpha = 0.125;
+        assert_eq!(p.respond(&a, true, false), Some(15.0));
+        // α = 1/16 leaves 15.5: ⌈15.5⌉ = 16 is not below snd_cwnd, nothing moves.
+        p.alpha = 0.0625;
+        assert_eq!(p.respond(&a, true, false), None);
+    }
+
+    #[test]
+    fn a_round_with_nothing_acknowledged_decays_alpha() {
+        // prague_update_alpha: F is the marked fraction of the round, 0 when no segment was
+        // marked (nothing acknowledged, nothing marked): α ← (1 − g)·α = 15/16 from the Draft's 1.
+        let mut p = Prague::new(PragueVariant::Draft, 1500);
+        step(&mut p, ack(0, 0, 0, 10, 0.0, false));
+        assert_eq!(p.alpha, 15.0 / 16.0);
+    }
+
+    #[test]
+    fn a_reduction_exactly_25_ms_after_the_last_applies() {
+        // prague_enter_cwr skips a reduction only while less than RTT_TARGET has passed since
+        // the last one: at exactly 25 ms it applies. (0.025 − 0.0 is RTT_TARGET exactly.)
+        let mut p = Prague::new(PragueVariant::Draft, 1500);
+        p.round = RTT_TRANSITION;
+        p.on_ack(ack(1, 0, 1, 20, 0.0, false));
+        assert!(p.reduction_allowed(0.0));
+        assert!(p.reduction_allowed(RTT_TARGET));
+    }
+
+    #[test]
     fn detector_score_by_hand() {
         let mut d = ClassicEcnDetector::default();
         // ssthresh 100: ⌊lg 100⌋ = 6, shift 6 + 3 + 1 = 10; ssthresh 1e6: 19 + 9 + 1 → capped 18.

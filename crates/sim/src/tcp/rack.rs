@@ -227,6 +227,121 @@ mod tests {
         assert_eq!(probe_timeout(50e6, 1), 300 * MS);
     }
 
+    /// An ACK with cumulative point `ack` and SACK blocks `sack`, no ECN.
+    fn ack_in(ack: u64, sack: &[(u64, u64)]) -> AckIn<'_> {
+        AckIn { ack, sack, ece: false, ace: 0, echo: 0 }
+    }
+
+    /// RACK.xmit_ts, RACK.end_seq and RACK.rtt.
+    fn state(r: &Rack) -> (Nanos, u64, Nanos) {
+        (r.xmit_ts, r.end_seq, r.rtt)
+    }
+
+    #[test]
+    fn transmit_times_follow_the_cumulative_ack() {
+        // §6.1 Segment.xmit_ts, kept per segment at seq − snd_una: once segment 0 is
+        // cumulatively acknowledged, segment 1's time is the first. Segments 0, 1, 2 leave at
+        // 0, 10, 20 ms; the ACK of segment 1 at 110 ms: RACK's segment is 1, sent at 10 ms,
+        // RTT 100 ms.
+        let mut r = Rack::default();
+        for k in 0..3 {
+            r.sent_new(k, 10 * MS * k);
+        }
+        r.acked(1);
+        r.on_ack(110 * MS, 1, 3, &ack_in(2, &[]), None, &Scoreboard::default());
+        assert_eq!(state(&r), (10 * MS, 2, 100 * MS));
+    }
+
+    #[test]
+    fn a_retransmission_acknowledged_sooner_than_min_rtt_is_not_sampled() {
+        // §6.2 step 2: a retransmitted segment ACKed less than RACK.min_RTT after its
+        // retransmission was probably delivered by its original: RACK is not updated; at or
+        // past min_RTT it is. Segments 0 and 1 leave at 0; the ACK of 0 at 100 ms sets
+        // min_RTT = RACK.rtt = 100 ms; 1 is retransmitted at 150 ms.
+        let sb = Scoreboard::default();
+        let mut r = Rack::default();
+        r.sent_new(0, 0);
+        r.sent_new(1, 0);
+        r.on_ack(100 * MS, 0, 2, &ack_in(1, &[]), None, &sb);
+        assert_eq!((state(&r), r.min_rtt), ((0, 1, 100 * MS), 100 * MS));
+        r.acked(1);
+        r.retransmitted(0, 150 * MS);
+        // Its ACK at 200 ms, 50 ms after the retransmission: ignored.
+        let mut early = r.clone();
+        early.on_ack(200 * MS, 1, 2, &ack_in(2, &[]), None, &sb);
+        assert_eq!(state(&early), (0, 1, 100 * MS));
+        // At 260 ms, 110 ms after it: RACK's segment is the retransmission, RTT 110 ms.
+        r.on_ack(260 * MS, 1, 2, &ack_in(2, &[]), None, &sb);
+        assert_eq!(state(&r), (150 * MS, 2, 110 * MS));
+    }
+
+    #[test]
+    fn among_segments_sent_at_once_the_highest_delivered_stays_racks() {
+        // §6.2 step 3, RACK_sent_after(t1, seq1, t2, seq2): t1 > t2, or t1 = t2 and seq1 beyond
+        // seq2. Segments 0..6 leave together at 0. The ACK at 100 ms SACKs 5: RACK's segment is
+        // 5 (end 6), RTT 100 ms. The ACK at 120 ms cumulatively acknowledges 0..3, sent at the
+        // same time but lower: none of them was sent after 5, so RACK stays.
+        let mut r = Rack::default();
+        for k in 0..6 {
+            r.sent_new(k, 0);
+        }
+        let mut sb = Scoreboard::default();
+        r.on_ack(100 * MS, 0, 6, &ack_in(0, &[(5, 6)]), None, &sb);
+        assert_eq!(state(&r), (0, 6, 100 * MS));
+        sb.add(5, 6);
+        r.on_ack(120 * MS, 0, 6, &ack_in(3, &[(5, 6)]), None, &sb);
+        assert_eq!(state(&r), (0, 6, 100 * MS));
+    }
+
+    #[test]
+    fn racks_own_segment_delivered_again_is_not_sent_after_itself() {
+        // §6.2 step 3 is strict: the same transmission (same time, same end) is not sent after
+        // RACK's segment. After a timeout the scoreboard may be cleared (RFC 6675 §5.1,
+        // RFC 2018 §8) while the receiver still holds segment 5, so a later ACK reports it
+        // newly SACKed again; RACK.rtt keeps the 100 ms of its first delivery, not 300 ms.
+        let mut r = Rack::default();
+        for k in 0..6 {
+            r.sent_new(k, 0);
+        }
+        let cleared = Scoreboard::default();
+        r.on_ack(100 * MS, 0, 6, &ack_in(0, &[(5, 6)]), None, &cleared);
+        r.on_ack(300 * MS, 0, 6, &ack_in(0, &[(5, 6)]), None, &cleared);
+        assert_eq!(state(&r), (0, 6, 100 * MS));
+    }
+
+    #[test]
+    fn racks_own_segment_is_not_sent_before_itself() {
+        // RACK_sent_after (§6.2 step 3) is strict in the sequence: RACK's segment (sent at 0,
+        // ending at 6, so segment 5) was not sent before itself; segment 4 at the same time was.
+        let r = Rack { xmit_ts: 0, end_seq: 6, ..Rack::default() };
+        assert!(!r.sent_before(0, 5));
+        assert!(r.sent_before(0, 4));
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_found_by_time_and_a_delivered_one_is_not() {
+        // §2.2 and §6.2 step 5 on retransmissions: one sent before RACK's segment is lost once
+        // now ≥ xmit_ts + RACK.rtt + reo_wnd (remaining ≤ 0), else the timer is due at that
+        // time. snd_una 2, snd_max 10: segments 2 and 3 retransmitted at 100 ms, 3's
+        // retransmission SACKed, 4..8 SACKed (sent at 0), 9 sent at 150 ms and SACKed, RACK's
+        // segment, RTT 50 ms. reo_wnd 10 ms: 2's retransmission is due at 100 + 50 + 10 = 160 ms.
+        let mut r = Rack { xmit_ts: 150 * MS, end_seq: 10, rtt: 50 * MS, min_rtt: 50 * MS, ..Rack::default() };
+        r.xmit = [(100 * MS, true), (100 * MS, true)].into_iter().chain([(0, false); 5]).chain([(150 * MS, false)]).collect();
+        let mut sb = Scoreboard::default();
+        sb.add(3, 10);
+        let mut rtx = Retransmissions::default();
+        rtx.record(2, 10, 100 * MS);
+        rtx.record(3, 10, 100 * MS);
+        // At 159 ms: nothing lost (the originals are all SACKed), the timer due at 160 ms.
+        let d = r.detect(159 * MS, 2, 10, &sb, 10 * MS, Some(&mut rtx));
+        assert_eq!(d, Detection { marked: false, deadline: Some(160 * MS) });
+        assert_eq!(rtx.relost(), 0);
+        // At 160 ms: 2's retransmission is lost, and only it (3's was delivered); no timer left.
+        let d = r.detect(160 * MS, 2, 10, &sb, 10 * MS, Some(&mut rtx));
+        assert_eq!(d, Detection { marked: true, deadline: None });
+        assert_eq!((rtx.relost(), rtx.take_relost()), (1, Some(2)));
+    }
+
     #[test]
     fn reordering_window_is_a_quarter_min_rtt_capped_by_srtt() {
         let r = Rack { min_rtt: 100 * MS, ..Rack::default() };

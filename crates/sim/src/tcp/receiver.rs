@@ -331,6 +331,32 @@ mod tests {
         assert_eq!((out[1].ack, out[1].ece), (3, true));
     }
 
+    #[test]
+    fn dctcp_change_with_nothing_held_sends_no_extra_ack() {
+        // RFC 8257 §3.2's immediate ACK on a CE change acknowledges the packets received under
+        // the old state; Linux (dctcp_ece_ack_update) sends it only while a delayed ACK is
+        // pending. With every segment acknowledged at once nothing is held, so a CE arrival
+        // gets its own ACK only (ack 2, ECE), and no duplicate ACK of 1 before it.
+        let mut r = rx(1, EcnMode::Dctcp);
+        let mut out = Vec::new();
+        r.on_segment(0, 0, 0, false, false, &mut out);
+        r.on_segment(1, 1, 0, true, false, &mut out);
+        assert_eq!(out.iter().map(|a| (a.ack, a.ece)).collect::<Vec<_>>(), vec![(1, false), (2, true)]);
+    }
+
+    #[test]
+    fn without_sack_an_out_of_order_segment_gets_a_plain_duplicate_ack() {
+        // RFC 2018 §2 and §4: SACK options go only on a connection that agreed to SACK; without
+        // it, segment 2 arriving after 0 gets the immediate duplicate ACK of RFC 5681 §4.2
+        // (ack 1) with no SACK block.
+        let mut r = TcpReceiver::new(ReceiverParams { sack: false, ack_every: 1, delack_timeout: 200, ecn: EcnMode::Off });
+        let mut out = Vec::new();
+        r.on_segment(0, 0, 0, false, false, &mut out);
+        r.on_segment(1, 2, 0, false, false, &mut out);
+        let a = out.pop().unwrap();
+        assert_eq!((a.ack, a.n_sack), (1, 0));
+    }
+
     /// Property: through random arrivals (duplicates, in order, out of order), every ACK holds
     /// what a plain set of the received segments implies: the cumulative point is the lowest
     /// missing segment; the first SACK block is the run holding the segment just received
