@@ -260,8 +260,8 @@ def test_per_flow_start_times_are_replayed():
 UNREAD = [
     ({}, "cubic_alpha", "rfc9438"),
     ({}, "prague", "draft"),
-    ({}, "dctcp_window", "ns3"),
-    ({"profile": "ns3", "cc": "cubic", "ecn": "classic"}, "dctcp_window", "linux"),
+    ({}, "dctcp", "ns3"),
+    ({"profile": "ns3", "cc": "cubic", "ecn": "classic"}, "dctcp", "linux"),
     ({}, "ect", "ect1"),
     ({}, "ecn_cwr", "hold"),
     ({}, "prr_delivered", "ns3"),
@@ -331,7 +331,7 @@ def test_the_unread_options_change_nothing_in_the_simulator(group, option, value
 
 @pytest.mark.parametrize("group, option, value", [
     ({"cc": "cubic"}, "cubic_alpha", "rfc9438"),
-    ({"cc": "dctcp"}, "dctcp_window", "linux"),
+    ({"cc": "dctcp"}, "dctcp", "linux"),
     ({"ecn": "classic"}, "ect", "ect1"),
     ({"prr": True}, "prr_ssrb", "linux"),
     ({"profile": "ns3", "prr": False, "ecn": "classic", "ecn_cwr": "prr"}, "prr_delivered", "rfc6937"),

@@ -70,7 +70,7 @@ def scenario(**changes):
     ({"flows.0.prr_delivered": "rfc6937"}, "flows[0].prr_delivered"),
     ({"flows.0.prr_recover_fs": "flight"}, "flows[0].prr_recover_fs"),
     ({"flows.0.keep_high_rxt": False}, "flows[0].keep_high_rxt"),
-    ({"flows.0.cc": "dctcp", "flows.0.ecn": "dctcp", "flows.0.dctcp_window": "linux"}, "flows[0].dctcp_window"),
+    ({"flows.0.cc": "dctcp", "flows.0.ecn": "dctcp", "flows.0.dctcp": "linux"}, "flows[0].dctcp"),
     # Once a traceback (a KeyError in the mapping) or a silent substitution:
     ({"flows.0.cc": "prague", "flows.0.ecn": "accecn"}, "flows[0].cc"),
     ({"flows.0.cc": "ledbat"}, "flows[0].cc"),

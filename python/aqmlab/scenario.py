@@ -447,11 +447,10 @@ class TcpGroup(FlowGroup):
     prague: str | None = spec(Choice(("linux", "draft")), "which TCP Prague: `linux` (tcp_prague v0.7: α from 0, "
                               "no fall-back) or `draft` (α from 1, fall-back to a Reno-friendly response on a "
                               "Classic ECN AQM, RFC 9331 §4.3)", default=None, sim="prague")
-    dctcp_window: str | None = spec(Choice(("rfc", "linux", "ns3")), "the ACK that ends DCTCP's observation "
-                                    "window and updates α: the first past the data sent when it began (RFC 8257 "
-                                    "§3.3), the one that reaches it (Linux's dctcp_update_alpha), or that with the "
-                                    "first window's end set at the first ACK (ns-3's TcpDctcp)",
-                                    default=None, sim="dctcp_window")
+    dctcp: str | None = spec(Choice(("rfc", "linux", "ns3")), "whose DCTCP: RFC 8257 (α updated on the first "
+                             "ACK past the data sent when its window began), Linux's tcp_dctcp (on the ACK that "
+                             "reaches it, α in 1/1024 and whole-segment reductions) or ns-3's TcpDctcp (as "
+                             "Linux's window, its first set at the first ACK; reals)", default=None, sim="dctcp")
     # The application.
     size: dict[str, Any] | None = spec(SIZE_DIST, "payload per transfer: one transfer at start (a fixed size), "
                                        "or objects of random size with `think` or `arrival_rate`", default=None)
@@ -601,7 +600,7 @@ _PRR_RUNS = "prr = true (loss recovery) or ecn_cwr = \"prr\" (ECN reductions)"
 _READ_WHEN: list[tuple[str, Callable[[dict[str, Any]], bool], str]] = [
     ("cubic_alpha", lambda t: t["cc"] == "cubic", "cc = \"cubic\""),
     ("prague", lambda t: t["cc"] == "prague", "cc = \"prague\""),
-    ("dctcp_window", lambda t: t["cc"] == "dctcp", "cc = \"dctcp\""),
+    ("dctcp", lambda t: t["cc"] == "dctcp", "cc = \"dctcp\""),
     ("ect", lambda t: t["ecn"] != "off", "ECN (ecn other than \"off\"): Not-ECT data carries no codepoint"),
     ("ecn_cwr", lambda t: t["ecn"] != "off", "ECN (ecn other than \"off\"): no echo, no reduction"),
     ("prr_delivered", lambda t: t["prr"] or t["ecn_cwr"] == "prr", _PRR_RUNS),

@@ -285,7 +285,7 @@ def _tcp(t: dict[str, Any], g: dict[str, Any], path: str) -> dict[str, Any]:
               "TcpPrrRecovery::EnterRecovery takes RecoverFS from m_bytesInFlight, the pipe EnterRecovery has "
               "just computed")
     if cc == "dctcp":
-        _need(t["dctcp_window"], "ns3", f"{path}.dctcp_window",
+        _need(t["dctcp"], "ns3", f"{path}.dctcp",
               "TcpDctcp::PktsAcked ends a window once m_lastAckedSeq reaches m_nextSeq, first set at the first ACK")
     _need(t["rwnd"], 1 << 30, f"{path}.rwnd", "ns-3 bounds the window in bytes only (rcv_wnd)")
     _need(t["initial_rto_ns"], NS3_INITIAL_RTO_NS, f"{path}.initial_rto", "RttEstimator's InitialEstimation is 1 s")

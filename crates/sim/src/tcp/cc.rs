@@ -94,24 +94,30 @@ pub struct CubicState {
     alpha_rule: CubicAlpha,
 }
 
-/// Where DCTCP's observation window ends, the ACK that updates α (RFC 8257 §3.3). The three
-/// differ by one ACK at most per window, and in the first window.
+/// Whose DCTCP: where its observation window ends (the ACK that updates α, RFC 8257 §3.3;
+/// the three differ by one ACK at most per window, and in the first window) and how it
+/// computes α and the reduction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum DctcpWindow {
-    /// RFC 8257 §3.3 step 4 as written: an ACK ends the window when it moves SND.UNA past
-    /// Window_End (SND.NXT when the window began), i.e. the first ACK of data sent after the
-    /// window began. Window_End starts at SND.UNA, so the first ACK ends the first window.
+pub enum DctcpVariant {
+    /// RFC 8257 §3.3 as written, in real numbers. Step 4: an ACK ends the window when it
+    /// moves SND.UNA past Window_End (SND.NXT when the window began), i.e. the first ACK of
+    /// data sent after the window began. Window_End starts at SND.UNA, so the first ACK ends
+    /// the first window.
     #[default]
     Rfc,
-    /// Linux's dctcp_update_alpha: the window ends once snd_una reaches next_seq (`!before`),
-    /// on the ACK that acknowledges the window's last data, one ACK before the RFC's.
-    /// dctcp_init sets next_seq = snd_nxt before any data is sent, so here too the first ACK
-    /// ends the first window.
+    /// Linux's tcp_dctcp. dctcp_update_alpha ends the window once snd_una reaches next_seq
+    /// (`!before`), on the ACK that acknowledges the window's last data, one ACK before the
+    /// RFC's; dctcp_init sets next_seq = snd_nxt before any data is sent, so here too the
+    /// first ACK ends the first window. α is an integer in 1/1024 (DCTCP_MAX_ALPHA): each
+    /// window takes α >> 4 off it (all of α once that shift is 0, min_not_zero) and adds
+    /// (marked << 6) / acknowledged, rounded down, at most 1024; dctcp_ssthresh reduces the
+    /// whole-segment window W to max(W − ((W · α) >> 11), 2).
     Linux,
-    /// ns-3's TcpDctcp::PktsAcked: as Linux, once m_lastAckedSeq reaches m_nextSeq; but
-    /// m_nextSeq is first set at the first ACK (to m_nextTxSequence), so the first window runs
-    /// until the data sent by then is acknowledged.
+    /// ns-3's TcpDctcp, in doubles as the RFC: PktsAcked ends the window once m_lastAckedSeq
+    /// reaches m_nextSeq, as Linux; but m_nextSeq is first set at the first ACK (to
+    /// m_nextTxSequence), so the first window runs until the data sent by then is
+    /// acknowledged.
     Ns3,
 }
 
@@ -123,23 +129,23 @@ pub struct DctcpState {
     marked: f64,
     /// The window being observed ends when snd_una passes (`Rfc`) or reaches this segment.
     window_end: u64,
-    rule: DctcpWindow,
+    variant: DctcpVariant,
     /// ns-3's m_nextSeqFlag: the first window's end has been set (at the first ACK).
     end_set: bool,
 }
 
 impl DctcpState {
     fn new() -> Self {
-        DctcpState { alpha: 1.0, acked: 0.0, marked: 0.0, window_end: 0, rule: DctcpWindow::Rfc, end_set: false }
+        DctcpState { alpha: 1.0, acked: 0.0, marked: 0.0, window_end: 0, variant: DctcpVariant::Rfc, end_set: false }
     }
 
-    /// Whether an ACK that leaves snd_una at `snd_una` ends the window, by the rule in force
-    /// (see [`DctcpWindow`]); `snd_max` is ns-3's m_nextTxSequence at the first ACK.
+    /// Whether an ACK that leaves snd_una at `snd_una` ends the window, by the variant's rule
+    /// (see [`DctcpVariant`]); `snd_max` is ns-3's m_nextTxSequence at the first ACK.
     fn window_over(&mut self, snd_una: u64, snd_max: u64) -> bool {
-        match self.rule {
-            DctcpWindow::Rfc => snd_una > self.window_end,
-            DctcpWindow::Linux => snd_una >= self.window_end,
-            DctcpWindow::Ns3 => {
+        match self.variant {
+            DctcpVariant::Rfc => snd_una > self.window_end,
+            DctcpVariant::Linux => snd_una >= self.window_end,
+            DctcpVariant::Ns3 => {
                 if !self.end_set {
                     self.window_end = snd_max;
                     self.end_set = true;
@@ -149,19 +155,47 @@ impl DctcpState {
         }
     }
 
+    /// The ECN reduction's ssthresh (RFC 8257 §3.3 step 9): cwnd · (1 − α/2), at least 2
+    /// segments; Linux's dctcp_ssthresh in its integers (see [`DctcpVariant::Linux`]).
+    fn ssthresh(&self, cwnd: f64) -> f64 {
+        if self.variant == DctcpVariant::Linux {
+            // snd_cwnd counts whole segments; α is a whole number of 1/1024 (linux_alpha).
+            let (w, a) = (cwnd as u64, (self.alpha * 1024.0) as u64);
+            (w - ((w * a) >> 11)).max(2) as f64
+        } else {
+            (cwnd * (1.0 - self.alpha / 2.0)).max(2.0)
+        }
+    }
+
     /// RFC 8257 §3.3 bookkeeping: segments acknowledged and marked; when `round_over`, α ←
     /// (1 − g)α + g·F and a new observation window starts, ending at `snd_max`.
     fn observe(&mut self, acked: u64, marked: u64, round_over: bool, snd_max: u64) {
         self.acked += acked as f64;
         self.marked += marked as f64;
         if round_over {
-            let f = if self.acked > 0.0 { self.marked / self.acked } else { 0.0 };
-            self.alpha = (1.0 - DCTCP_G) * self.alpha + DCTCP_G * f;
+            self.alpha = if self.variant == DctcpVariant::Linux {
+                linux_alpha(self.alpha, self.acked as u64, self.marked as u64)
+            } else {
+                let f = if self.acked > 0.0 { self.marked / self.acked } else { 0.0 };
+                (1.0 - DCTCP_G) * self.alpha + DCTCP_G * f
+            };
             self.acked = 0.0;
             self.marked = 0.0;
             self.window_end = snd_max;
         }
     }
+}
+
+/// Linux's dctcp_update_alpha at the end of a window of `acked` segments, `marked` of them CE:
+/// α in 1/1024 (`alpha` holds it exactly, a power-of-two fraction), g = 1/16 as a shift of 4.
+fn linux_alpha(alpha: f64, acked: u64, marked: u64) -> f64 {
+    let a = (alpha * 1024.0) as u64;
+    // min_not_zero(a, a >> 4): a >> 4 unless that is 0, then a itself (α falls to 0).
+    let mut a = a - if a >> 4 == 0 { a } else { a >> 4 };
+    if marked > 0 {
+        a = (a + (marked << 6) / acked.max(1)).min(1024);
+    }
+    a as f64 / 1024.0
 }
 
 #[derive(Clone, Debug)]
@@ -194,10 +228,10 @@ impl Cc {
         self
     }
 
-    /// Where DCTCP's observation window ends (other controllers ignore it).
-    pub fn with_dctcp_window(mut self, rule: DctcpWindow) -> Cc {
+    /// Whose DCTCP (other controllers ignore it).
+    pub fn with_dctcp(mut self, variant: DctcpVariant) -> Cc {
         if let Cc::Dctcp(d) = &mut self {
-            d.rule = rule;
+            d.variant = variant;
         }
         self
     }
@@ -270,7 +304,7 @@ impl Cc {
         match self {
             // RFC 8257 §3.3: an ECN reaction scales cwnd by (1 − α/2); loss halves as Reno.
             // Prague's ECN response is its own (Prague::respond).
-            Cc::Dctcp(d) if ecn => (cwnd * (1.0 - d.alpha / 2.0)).max(2.0),
+            Cc::Dctcp(d) if ecn => d.ssthresh(cwnd),
             Cc::Cubic(s) => {
                 // RFC 9438 §4.7 fast convergence.
                 s.w_max = if cwnd < s.w_max { cwnd * (1.0 + CUBIC_BETA) / 2.0 } else { cwnd };
@@ -678,7 +712,7 @@ mod tests {
         // ends the first window (next_seq was snd_nxt = snd_una before any data), α = 15/16,
         // and the ACK up to 10 reaches the next end (10): F = 9/9, α = (15/16)² + 1/16 =
         // 241/256. The ACK of 11 then leaves the new window (ending at 20) open.
-        let mut linux = Cc::new("dctcp").unwrap().with_dctcp_window(DctcpWindow::Linux);
+        let mut linux = Cc::new("dctcp").unwrap().with_dctcp(DctcpVariant::Linux);
         linux.on_ack_ecn(ack(1, 0, 1, 10));
         assert_eq!(alpha(&linux), Some(15.0 / 16.0));
         linux.on_ack_ecn(ack(9, 9, 10, 20));
@@ -688,11 +722,54 @@ mod tests {
         // ns-3 (TcpDctcp::PktsAcked): the first ACK sets m_nextSeq to what was sent (10) and
         // does not reach it, so α stays 1; the ACK up to 10 ends the window of 10 segments, 9
         // marked: α = 15/16 + (9/10)/16.
-        let mut ns3 = Cc::new("dctcp").unwrap().with_dctcp_window(DctcpWindow::Ns3);
+        let mut ns3 = Cc::new("dctcp").unwrap().with_dctcp(DctcpVariant::Ns3);
         ns3.on_ack_ecn(ack(1, 0, 1, 10));
         assert_eq!(alpha(&ns3), Some(1.0));
         ns3.on_ack_ecn(ack(9, 9, 10, 20));
         assert_eq!(alpha(&ns3), Some((1.0 - DCTCP_G) + DCTCP_G * (9.0 / 10.0)));
+    }
+
+    #[test]
+    fn linux_dctcp_keeps_alpha_in_1024ths_and_reduces_whole_segments() {
+        // tcp_dctcp's integers (dctcp_update_alpha, dctcp_ssthresh), worked by hand. The first
+        // window (1 segment, unmarked): 1024 − (1024 >> 4) = 960. The next, 1 of 3 marked:
+        // 960 − 60 + (1 << 6) / 3 = 900 + 21 = 921 (the RFC's reals: 0.8999, not 921/1024).
+        let mut cc = Cc::new("dctcp").unwrap().with_dctcp(DctcpVariant::Linux);
+        cc.on_ack_ecn(ack(1, 0, 1, 10));
+        cc.on_ack_ecn(ack(3, 1, 10, 20));
+        assert_eq!(alpha(&cc), Some(921.0 / 1024.0));
+        // dctcp_ssthresh on snd_cwnd = 10 (a window of 10.7 in whole segments):
+        // 10 − ((10 · 921) >> 11) = 10 − 4 = 6, where cwnd · (1 − α/2) would give 5.89.
+        assert_eq!(cc.ssthresh_on_congestion(10.7, 10.7, true), 6.0);
+        // A window of 2 at α = 1: 2 − (2048 >> 11) = 1, floored at 2.
+        if let Cc::Dctcp(d) = &mut cc {
+            d.alpha = 1.0;
+        }
+        assert_eq!(cc.ssthresh_on_congestion(2.0, 2.0, true), 2.0);
+        // α below 16/1024: α >> 4 is 0, so min_not_zero takes all of α: 15 → 0 after an
+        // unmarked window (the reals would keep 15 · 15/16).
+        if let Cc::Dctcp(d) = &mut cc {
+            d.alpha = 15.0 / 1024.0;
+        }
+        cc.on_ack_ecn(ack(10, 0, 20, 30));
+        assert_eq!(alpha(&cc), Some(0.0));
+        // Sparse marks then hold it at 0 or 1: a window of 137 with 2 marks adds
+        // (2 << 6) / 137 = 0; one with 3 adds 192 / 137 = 1, and the next such window takes
+        // that 1 off (min_not_zero(1, 0)) before adding 1 again.
+        cc.on_ack_ecn(ack(137, 2, 157, 300));
+        assert_eq!(alpha(&cc), Some(0.0));
+        cc.on_ack_ecn(ack(143, 3, 300, 450));
+        assert_eq!(alpha(&cc), Some(1.0 / 1024.0));
+        cc.on_ack_ecn(ack(150, 3, 450, 600));
+        assert_eq!(alpha(&cc), Some(1.0 / 1024.0));
+        cc.on_ack_ecn(ack(10, 10, 600, 610));
+        // A fully marked window adds (n << 6) / n = 64 (1 − 1 + 64) and α is capped at 1024.
+        assert_eq!(alpha(&cc), Some(64.0 / 1024.0));
+        if let Cc::Dctcp(d) = &mut cc {
+            d.alpha = 1.0;
+        }
+        cc.on_ack_ecn(ack(10, 10, 620, 630));
+        assert_eq!(alpha(&cc), Some(1.0));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use aqm::Nanos;
 use serde::{Deserialize, Serialize};
 
-pub use super::cc::{CubicAlpha, DctcpWindow, Growth, ReduceFrom};
+pub use super::cc::{CubicAlpha, DctcpVariant, Growth, ReduceFrom};
 pub use super::prague::PragueVariant;
 pub use super::recovery::{PrrDelivered, PrrSsrb, RecoverFs};
 
@@ -224,11 +224,11 @@ pub struct TcpConfig {
     /// from older scenario files: linux.
     #[serde(default)]
     pub prague: PragueVariant,
-    /// Where DCTCP's observation window ends (see [`DctcpWindow`]); other congestion controls
-    /// ignore it. The `linux` profile has `linux`, `ns3` has `ns3`, the others (ns-2 and
+    /// Whose DCTCP: where its observation window ends, and its arithmetic (see
+    /// [`DctcpVariant`]); other congestion controls ignore it. The `linux` profile has `linux`, `ns3` has `ns3`, the others (ns-2 and
     /// ns-3.26 have no DCTCP of their own) `rfc`. Absent from older scenario files: rfc.
     #[serde(default)]
-    pub dctcp_window: DctcpWindow,
+    pub dctcp: DctcpVariant,
 }
 
 fn yes() -> bool {
@@ -404,7 +404,7 @@ impl TcpConfig {
             prr_ssrb: PrrSsrb::Rfc6937,
             pacing: false,
             prague: PragueVariant::Linux,
-            dctcp_window: DctcpWindow::Rfc,
+            dctcp: DctcpVariant::Rfc,
         };
         Some(match name {
             "ns2-sack" => TcpConfig {
@@ -433,7 +433,7 @@ impl TcpConfig {
                 prr_delivered: PrrDelivered::Ns3,
                 prr_recover_fs: RecoverFs::Pipe,
                 keep_high_rxt: true,
-                dctcp_window: DctcpWindow::Ns3,
+                dctcp: DctcpVariant::Ns3,
                 ..base
             },
             "ns3.26" => TcpConfig { sack: false, initial_cwnd: 1, limited_transmit: true, ..base },
@@ -442,7 +442,7 @@ impl TcpConfig {
                 prr: true,
                 prr_recover_fs: RecoverFs::Cwnd,
                 prr_ssrb: PrrSsrb::Linux,
-                dctcp_window: DctcpWindow::Linux,
+                dctcp: DctcpVariant::Linux,
                 limited_transmit: true,
                 growth: Growth::ByteCounting,
                 reduce_from: ReduceFrom::Cwnd,
@@ -561,8 +561,8 @@ mod tests {
         // ns-3.44's TcpTxBuffer keeps its retransmitted flags until a timeout.
         assert_eq!(all.iter().map(|c| c.keep_high_rxt).collect::<Vec<_>>(), [false, true, false, false]);
         // DCTCP's window ends as each stack's own DCTCP ends it; ns-2 and ns-3.26 have none.
-        let dw = |c: &TcpConfig| c.dctcp_window;
-        assert_eq!(all.iter().map(dw).collect::<Vec<_>>(), [DctcpWindow::Rfc, DctcpWindow::Ns3, DctcpWindow::Rfc, DctcpWindow::Linux]);
+        let dw = |c: &TcpConfig| c.dctcp;
+        assert_eq!(all.iter().map(dw).collect::<Vec<_>>(), [DctcpVariant::Rfc, DctcpVariant::Ns3, DctcpVariant::Rfc, DctcpVariant::Linux]);
         assert!(TcpConfig::profile("bsd").is_none());
     }
 

@@ -161,7 +161,7 @@ impl TcpSender {
                 rwnd: cfg.window_segments(payload),
                 dupack_threshold: cfg.dupack_threshold as u64,
             },
-            cc: Cc::new(&cfg.cc).expect("validated congestion control").with_cubic_alpha(cfg.cubic_alpha).with_dctcp_window(cfg.dctcp_window).with_prague(cfg.prague, payload + cfg.data_header_bytes()),
+            cc: Cc::new(&cfg.cc).expect("validated congestion control").with_cubic_alpha(cfg.cubic_alpha).with_dctcp(cfg.dctcp).with_prague(cfg.prague, payload + cfg.data_header_bytes()),
             hystart: cfg.hystart.then(Box::default),
             snd_una: 0,
             snd_nxt: 0,

@@ -10,7 +10,7 @@ use aqm::time::{NS_PER_MS, NS_PER_SEC};
 use aqm::QueueLimit;
 use sim::bench::tcp_dumbbell;
 use sim::config::{Dist, ImpairConfig, LossModel, TcpConfig, Transport};
-use sim::tcp::params::{Ect, EcnMode};
+use sim::tcp::params::{DctcpVariant, Ect, EcnMode};
 use crate::common::simulation;
 
 const MS: u64 = NS_PER_MS;
@@ -23,7 +23,10 @@ fn tcp(cc: &str) -> TcpConfig {
     let linux = TcpConfig::profile("linux").unwrap();
     match cc {
         "prague" => TcpConfig { cc: cc.into(), ecn: EcnMode::Dctcp, ect: Ect::Ect1, hystart: false, ..linux },
-        "dctcp" => TcpConfig { cc: cc.into(), ecn: EcnMode::Dctcp, hystart: false, ..linux },
+        // RFC 8257's arithmetic: under sparse random marks Linux's integer α collapses (see
+        // sim::tcp::cc::DctcpVariant::Linux and docs/tcp.md), so its rate is not the 1/R law
+        // the null control below relies on.
+        "dctcp" => TcpConfig { cc: cc.into(), ecn: EcnMode::Dctcp, hystart: false, dctcp: DctcpVariant::Rfc, ..linux },
         _ => TcpConfig { cc: cc.into(), ecn: EcnMode::Classic, hystart: false, ..linux },
     }
 }
@@ -126,4 +129,25 @@ fn prague_rate_depends_on_the_rtt_only_through_its_cwr_episodes_below_its_virtua
     assert!((0.8..=1.8).contains(&(pr20 / pr5)), "Prague 5 ms {pr5} vs 20 ms {pr20} pkt/s");
     let (dc5, dc20) = (rate("dctcp", 5 * MS), rate("dctcp", 20 * MS));
     assert!(dc20 / dc5 < 1.0 / 3.0, "DCTCP 5 ms {dc5} vs 20 ms {dc20}: its rate goes as 1/R");
+}
+
+/// Linux's DCTCP under sparse random marks, and why the null control above takes RFC 8257's
+/// arithmetic. In tcp_dctcp's integers (α in 1/1024) a window adds (marked << 6) / acknowledged,
+/// which rounds to 0 unless 1/64 of it is marked: with 2 % Bernoulli marks and windows of 10²
+/// segments many windows add nothing, α decays by α >> 4 until it is below 16, and there
+/// min_not_zero clears it. From then on a window adds at most about 0.02 · 64 ≈ 1 and the next
+/// takes all of it off, so α stays at 0 or 1/1024 and dctcp_ssthresh's (W · α) >> 11 reduces
+/// nothing below W = 2048. The window grows past the path's bandwidth-delay product (1 Gb/s ·
+/// 5 ms / 1500 B = 417 packets) to about 2048 segments and the link runs full (83,333 packets
+/// per second). With real numbers α stays near p and the window near 2/α = 100 segments (one
+/// segment of growth per round trip against W·α/2 of reduction).
+#[test]
+fn linux_dctcp_alpha_collapses_under_sparse_random_marks() {
+    // Bands from the model above: the link full (within 2 %, the warm-up's share of rounding),
+    // a window far above the 417-packet BDP (1500, three quarters of 2048); the real-number
+    // window within a factor 2 of 100 (the one reduction per window, and α's spread).
+    let (rate, window, _) = marked_path(TcpConfig { dctcp: DctcpVariant::Linux, ..tcp("dctcp") }, bernoulli(0.02), 5 * MS, 60, 1);
+    assert!(rate > 0.98 * 1e9 / (8.0 * PACKET as f64) && window > 1500.0, "Linux DCTCP: {rate} pkt/s, mean window {window}");
+    let (rate_rfc, window_rfc, _) = marked_path(tcp("dctcp"), bernoulli(0.02), 5 * MS, 60, 1);
+    assert!((50.0..=200.0).contains(&window_rfc) && rate_rfc < 0.5 * rate, "RFC DCTCP: {rate_rfc} pkt/s, mean window {window_rfc}");
 }
