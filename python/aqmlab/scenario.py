@@ -594,6 +594,11 @@ def _resolve_tcp(g: TcpGroup, path: str) -> tuple[TcpGroup, dict[str, Any]]:
     return resolved, {"type": "tcp", **tcp}
 
 
+def _prr_runs(t: dict[str, Any]) -> bool:
+    """PRR runs in loss recovery (``prr``) or in ECN reductions (``ecn_cwr = "prr"``)."""
+    return bool(t["prr"] or t["ecn_cwr"] == "prr")
+
+
 # Options that only some flows read (crates/sim/src/tcp): (option, whether this flow reads it, what
 # it needs to be read).
 _PRR_RUNS = "prr = true (loss recovery) or ecn_cwr = \"prr\" (ECN reductions)"
@@ -603,9 +608,9 @@ _READ_WHEN: list[tuple[str, Callable[[dict[str, Any]], bool], str]] = [
     ("dctcp", lambda t: t["cc"] == "dctcp", "cc = \"dctcp\""),
     ("ect", lambda t: t["ecn"] != "off", "ECN (ecn other than \"off\"): Not-ECT data carries no codepoint"),
     ("ecn_cwr", lambda t: t["ecn"] != "off", "ECN (ecn other than \"off\"): no echo, no reduction"),
-    ("prr_delivered", lambda t: t["prr"] or t["ecn_cwr"] == "prr", _PRR_RUNS),
-    ("prr_recover_fs", lambda t: t["prr"] or t["ecn_cwr"] == "prr", _PRR_RUNS),
-    ("prr_ssrb", lambda t: t["prr"] or t["ecn_cwr"] == "prr", _PRR_RUNS),
+    ("prr_delivered", _prr_runs, _PRR_RUNS),
+    ("prr_recover_fs", _prr_runs, _PRR_RUNS),
+    ("prr_ssrb", _prr_runs, _PRR_RUNS),
     ("keep_sack_on_rto", lambda t: t["sack"], "sack = true: without SACK there is no scoreboard to keep"),
     ("rescue_retransmit", lambda t: t["sack"], "sack = true (RFC 6675's SACK recovery)"),
     ("lost_retransmit", lambda t: t["sack"] and not t["rack"],
@@ -619,8 +624,7 @@ def _check_unread(g: TcpGroup, overrides: dict[str, Any], tcp: dict[str, Any], p
     """Warns of an option given a value the flow never reads (another congestion control's, ECN's
     without ECN, PRR's without PRR): it changes nothing. A warning, not an error: a saved
     scenario.toml writes every option, and an edit (``prr = false``) can leave one unread that the
-    user never wrote. One at the value it takes when left out changes nothing twice over, and
-    passes quietly."""
+    user never wrote. One given at the value it would take anyway passes quietly."""
     from . import _core
 
     own = {f.sim: (n, f) for n, f in _own_fields(TcpGroup) if f.sim is not None}
