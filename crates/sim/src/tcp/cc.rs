@@ -654,6 +654,13 @@ mod tests {
         }
     }
 
+    /// Puts DCTCP's α where a test's trace starts.
+    fn set_alpha(cc: &mut Cc, alpha: f64) {
+        if let Cc::Dctcp(d) = cc {
+            d.alpha = alpha;
+        }
+    }
+
     /// The ECN side of an ACK as DCTCP reads it (the window fields are Prague's).
     fn ack(acked: u64, marked: u64, snd_una: u64, snd_max: u64) -> AckInfo {
         AckInfo { acked, marked, snd_una, snd_max, now: 0.0, cwnd: 10.0, ssthresh: 5.0 }
@@ -742,15 +749,11 @@ mod tests {
         // 10 − ((10 · 921) >> 11) = 10 − 4 = 6, where cwnd · (1 − α/2) would give 5.89.
         assert_eq!(cc.ssthresh_on_congestion(10.7, 10.7, true), 6.0);
         // A window of 2 at α = 1: 2 − (2048 >> 11) = 1, floored at 2.
-        if let Cc::Dctcp(d) = &mut cc {
-            d.alpha = 1.0;
-        }
+        set_alpha(&mut cc, 1.0);
         assert_eq!(cc.ssthresh_on_congestion(2.0, 2.0, true), 2.0);
         // α below 16/1024: α >> 4 is 0, so min_not_zero takes all of α: 15 → 0 after an
         // unmarked window (the reals would keep 15 · 15/16).
-        if let Cc::Dctcp(d) = &mut cc {
-            d.alpha = 15.0 / 1024.0;
-        }
+        set_alpha(&mut cc, 15.0 / 1024.0);
         cc.on_ack_ecn(ack(10, 0, 20, 30));
         assert_eq!(alpha(&cc), Some(0.0));
         // Sparse marks then hold it at 0 or 1: a window of 137 with 2 marks adds
@@ -762,12 +765,10 @@ mod tests {
         assert_eq!(alpha(&cc), Some(1.0 / 1024.0));
         cc.on_ack_ecn(ack(150, 3, 450, 600));
         assert_eq!(alpha(&cc), Some(1.0 / 1024.0));
-        cc.on_ack_ecn(ack(10, 10, 600, 610));
         // A fully marked window adds (n << 6) / n = 64 (1 − 1 + 64) and α is capped at 1024.
+        cc.on_ack_ecn(ack(10, 10, 600, 610));
         assert_eq!(alpha(&cc), Some(64.0 / 1024.0));
-        if let Cc::Dctcp(d) = &mut cc {
-            d.alpha = 1.0;
-        }
+        set_alpha(&mut cc, 1.0);
         cc.on_ack_ecn(ack(10, 10, 620, 630));
         assert_eq!(alpha(&cc), Some(1.0));
     }
