@@ -631,6 +631,31 @@ fn ns3_prr_counts_a_segment_per_duplicate_ack_from_the_pipe() {
 }
 
 #[test]
+fn ns3_prr_counts_a_partial_ack_twice_only_when_it_sacks_new_data() {
+    // ns-3.44 ProcessAck in CA_RECOVERY: an ACK that SACKs new data goes through DupAck's
+    // DoRecovery (isDupAck: DeliveredData + 1 while prr_delivered < RecoverFS), and one that
+    // advances snd_una then through the partial-ACK branch's DoRecovery (DeliveredData
+    // again); the window is the last call's. Segments 0 and 4 of 20 lost; the first three
+    // ACKs SACK 1..3 and start the recovery as in the test above (ssthresh 8, RecoverFS 16,
+    // prr_delivered 2, prr_out 1: the fast retransmission). Then the retransmitted 0 arrives:
+    // snd_una moves to 4, DeliveredData is that one segment, plus 5 when the ACK also SACKs it.
+    // - Without a new SACK block: partial branch only, prr_delivered 3, ⌈3·8/16⌉ = 1.5
+    //   segments in bytes, less prr_out 1: half a segment, nothing sent.
+    // - With (5, 6): DupAck's call 2 + 2 + 1 = 5, the partial branch's 5 + 2 = 7: 3.5 − 1 =
+    //   2.5, two segments sent. The pipe (15 or 16) stays above ssthresh: proportional.
+    let cfg = TcpConfig { limited_transmit: false, ..TcpConfig::profile("ns3").unwrap() };
+    for (sack, sent) in [(&[][..], 0), (&[(5, 6)][..], 2)] {
+        let (mut s, mut out) = with_window(&cfg, 20);
+        sacks(&mut s, MS, 1..=3, &mut out);
+        assert!(s.in_recovery());
+        out.clear();
+        s.on_ack(2 * MS, &sack_ack(4, sack, 0), &mut out);
+        assert!(s.in_recovery() && s.pipe() > 8, "proportional part: pipe {}", s.pipe());
+        assert_eq!(out.len(), sent, "SACK blocks {sack:?}: {out:?}");
+    }
+}
+
+#[test]
 fn limited_transmit_sends_on_the_first_two_dupacks() {
     let cfg = TcpConfig { limited_transmit: true, ..newreno() };
     let (mut s, mut out) = with_window(&cfg, 4);
@@ -659,6 +684,23 @@ fn ece_reduces_once_per_window_without_retransmitting() {
     // Past the window (snd_max was 10 at the cut), ECE reduces again.
     s.on_ack(3 * MS, &AckIn { ack: 11, sack: &[], ece: true, ace: 0, echo: 0 }, &mut out);
     assert_eq!(s.stats.ecn_reductions, 2);
+}
+
+#[test]
+fn an_ack_without_ece_leaves_the_next_echo_its_reduction() {
+    // RFC 3168 §6.1.2: the window is reduced on the first ECE, at most once per window; an
+    // ACK without ECE starts no CWR phase. ACK 1 without ECE (cwnd 10.1: segment 10 goes,
+    // without CWR), then ACK 2 with it: halved from the flight of 11 − 2 = 9.
+    let cfg = TcpConfig { ecn: EcnMode::Classic, reduce_from: ReduceFrom::Flight, ..newreno() };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    s.on_ack(MS, &AckIn { ack: 1, sack: &[], ece: false, ace: 0, echo: 0 }, &mut out);
+    assert_eq!((seqs(&out), out[0].cwr), (vec![10], false));
+    out.clear();
+    s.on_ack(2 * MS, &AckIn { ack: 2, sack: &[], ece: true, ace: 0, echo: 0 }, &mut out);
+    assert_eq!((s.stats.ecn_reductions, s.ssthresh, out.len()), (1, 4.5, 0));
+    // ACK 8 leaves 3 in flight under cwnd 4.5: new data, the first segment with CWR.
+    s.on_ack(3 * MS, &AckIn { ack: 8, sack: &[], ece: false, ace: 0, echo: 0 }, &mut out);
+    assert!(!out.is_empty() && out[0].cwr && out.iter().skip(1).all(|s| !s.cwr), "{out:?}");
 }
 
 #[test]
@@ -701,7 +743,11 @@ fn the_ack_that_brings_an_ecn_reduction_grows_nothing() {
 /// the first `n` ACKs are taken in order; returns the sender and, per ACK, (arrival,
 /// cwnd before it, ssthresh after it).
 fn drive(cfg: &TcpConfig, n: usize, arrive: impl Fn(u64, Nanos, Nanos) -> Nanos) -> (TcpSender, Vec<(Nanos, f64, f64)>) {
-    let mut s = TcpSender::new(cfg, None, MSS);
+    drive_sender(TcpSender::new(cfg, None, MSS), n, arrive)
+}
+
+/// `drive` for a sender made by the caller (a set ssthresh, say).
+fn drive_sender(mut s: TcpSender, n: usize, arrive: impl Fn(u64, Nanos, Nanos) -> Nanos) -> (TcpSender, Vec<(Nanos, f64, f64)>) {
     let mut out = Vec::new();
     let (mut sent, mut arrival): (Vec<Nanos>, Vec<Nanos>) = (Vec::new(), Vec::new());
     let mut log = Vec::new();
@@ -756,6 +802,29 @@ fn hystart_delay_exit_in_the_round_whose_rtt_rises() {
     // Off: the same path never leaves slow start.
     let (s, log) = drive(&hystart_cfg(false, 16), 300, path(eta + 1));
     assert_eq!((first_exit(&log), s.hystart_exit()), (None, None));
+}
+
+#[test]
+fn hystart_is_quiet_once_the_window_reaches_ssthresh() {
+    // Linux calls hystart_update only in slow start, tcp_in_slow_start: cwnd < ssthresh
+    // (cubictcp_acked). The delay path of the test above, with ssthresh set to 40 first:
+    // the second round opens at ACK 17 (cwnd 32), its eighth sample is ACK 24 (cwnd 39),
+    // and ACK 25, the first that may test the delay, finds cwnd = 16 + 24 = 40 = ssthresh:
+    // congestion avoidance, so no exit there or later, though every RTT from ACK 17 on is
+    // 20 ms above the first round's (η = 12.5 ms).
+    let path = |s: u64, sent: Nanos, _: Nanos| sent + 100 * MS + if s >= 16 { 20 * MS } else { 0 };
+    let mut s = TcpSender::new(&hystart_cfg(true, 16), None, MSS);
+    s.ssthresh = 40.0;
+    let (s, log) = drive_sender(s, 100, path);
+    assert_eq!((log[23].1, log[24].1), (39.0, 40.0), "ACK 24 in slow start, ACK 25 at ssthresh");
+    assert_eq!((s.stats.hystart_exits, s.hystart_exit()), (0, None));
+    assert!(log.iter().all(|l| l.2 == 40.0), "ssthresh stays as set");
+    // The control: with ssthresh one segment higher, ACK 25 is still in slow start and exits.
+    let mut s = TcpSender::new(&hystart_cfg(true, 16), None, MSS);
+    s.ssthresh = 41.0;
+    let (s, log) = drive_sender(s, 100, path);
+    assert_eq!((s.stats.hystart_exits, s.hystart_exit()), (1, Some(Exit::Delay)));
+    assert_eq!(log[24].2, 40.0, "the exit at ACK 25 sets ssthresh = cwnd = 40");
 }
 
 #[test]
@@ -948,10 +1017,16 @@ fn tlp_probes_a_lost_tail_at_two_srtt_instead_of_the_rto() {
     out.clear();
     // Its SACK shows 8, sent before it, lost: recovery resends 8 at once (reo_wnd is
     // min_RTT/4 = 12.5 ms, long passed since 8 was sent).
+    // §7.4: the probe's episode lasts until an ACK covers what was sent up to the probe
+    // (snd_max then, 10); the ACK of 8 does not.
+    let episode = |s: &TcpSender| s.rack.as_ref().unwrap().probe_high_seq;
+    assert_eq!(episode(&s), Some(10));
     s.on_ack(pto + 50 * MS, &sack_ack(8, &[(9, 10)], pto), &mut out);
     assert!(s.in_recovery());
     assert_eq!(out, vec![Segment { seq: 8, retransmit: true, cwr: false }]);
+    assert_eq!(episode(&s), Some(10));
     s.on_ack(pto + 100 * MS, &sack_ack(10, &[], pto + 50 * MS), &mut out);
+    assert_eq!(episode(&s), None);
     assert!(s.is_complete());
     assert_eq!((s.stats.timeouts, s.stats.fast_recoveries, s.stats.retransmits), (0, 1, 2));
     // Without RACK-TLP the tail waits for the RTO.
@@ -962,6 +1037,69 @@ fn tlp_probes_a_lost_tail_at_two_srtt_instead_of_the_rto() {
     }
     assert_eq!(s.next_timer(), s.timers.rto.get());
     assert_eq!(s.timers.probe.get(), None);
+}
+
+#[test]
+fn an_ack_without_progress_leaves_the_probe_timeout_where_it_was() {
+    // RFC 8985 §7.2: the PTO is (re)started when new data is sent or an ACK cumulatively
+    // acknowledges new data. 10 segments sent at 0 with cwnd 10; the ACK of 0 at 50 ms sends
+    // segment 10 and arms the PTO. A repeat of that ACK at 60 ms (a window update: no SACK
+    // block, so no duplicate in RFC 6675's sense, and the window allows nothing new) is no
+    // progress: the deadline stays.
+    let (mut s, mut out) = with_window(&rack_cfg(true), 10);
+    s.on_ack(50 * MS, &sack_ack(1, &[], 0), &mut out);
+    let armed = s.timers.probe.get();
+    assert!(armed.is_some_and(|t| t > 50 * MS));
+    out.clear();
+    s.on_ack(60 * MS, &sack_ack(1, &[], 0), &mut out);
+    assert!(out.is_empty() && !s.in_recovery());
+    assert_eq!(s.timers.probe.get(), armed);
+    // The next ACK of new data restarts it from its own time.
+    s.on_ack(70 * MS, &sack_ack(2, &[], 0), &mut out);
+    assert!(s.timers.probe.get().is_some_and(|t| t > armed.unwrap()));
+}
+
+#[test]
+fn new_data_sent_on_an_ack_without_progress_restarts_the_probe_timeout() {
+    // RFC 8985 §7.2's other trigger: transmitting new data. With pacing, the ACK of 0 and 1
+    // at 50 ms (srtt 50 ms) lets two segments go: one at once, the other at the pacing
+    // deadline. A window update that arrives at that deadline, before the pacing timer runs,
+    // sends it: the PTO then restarts from the update's time.
+    let cfg = TcpConfig { pacing: true, ..rack_cfg(true) };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    s.on_ack(50 * MS, &sack_ack(2, &[], 0), &mut out);
+    assert_eq!(seqs(&out), vec![10]);
+    let (armed, paced) = (s.timers.probe.get().unwrap(), s.timers.pace.get().unwrap());
+    assert!(paced > 50 * MS && paced < armed);
+    out.clear();
+    s.on_ack(paced, &sack_ack(2, &[], 0), &mut out);
+    assert_eq!(seqs(&out), vec![11]);
+    assert!(s.timers.probe.get().is_some_and(|t| t > armed), "{:?} against {armed}", s.timers.probe.get());
+}
+
+#[test]
+fn a_repeated_ack_is_a_duplicate_only_with_data_outstanding_and_new_sack_information() {
+    // RFC 5681 §2 DUPLICATE ACKNOWLEDGMENT (a): the sender has outstanding data. A 4-segment
+    // transfer without SACK, all acknowledged, then three repeats of that ACK (window
+    // updates): no duplicates, no recovery, nothing sent.
+    let (mut s, mut out) = started(&newreno(), Some(4), 4, 4);
+    s.on_ack(MS, &ack(4), &mut out);
+    assert!(s.is_complete());
+    for _ in 0..3 {
+        s.on_ack(2 * MS, &ack(4), &mut out);
+    }
+    assert_eq!((out.len(), s.in_recovery(), s.stats.fast_recoveries, s.stats.retransmits), (0, false, 0, 0));
+    // RFC 6675 §2: with SACK a duplicate must also SACK data not SACKed before. Three repeats
+    // of ACK 0 without blocks, segments 0..10 outstanding: no recovery; three with new
+    // blocks: fast retransmission of 0.
+    for (blocks, recovers) in [([(0, 0); 3], false), ([(1, 2), (1, 3), (1, 4)], true)] {
+        let (mut s, mut out) = with_window(&sack_cfg(false), 10);
+        for b in blocks {
+            let sack = if b.1 > b.0 { vec![b] } else { vec![] };
+            s.on_ack(MS, &sack_ack(0, &sack, 0), &mut out);
+        }
+        assert_eq!((s.in_recovery(), s.stats.retransmits), (recovers, u64::from(recovers)), "{blocks:?}");
+    }
 }
 
 #[test]
@@ -1494,6 +1632,47 @@ fn an_ack_gives_the_controller_its_delay_in_seconds() {
     for k in 2..=5 {
         let now = 61_000 * MS + k * MS;
         s.on_ack(now, &at(k, now, 130 * MS), &mut out);
+    }
+    let Cc::Ledbat(l) = &s.cc else { panic!("a LEDBAT sender") };
+    assert!((l.queuing_delay().unwrap() - 0.030).abs() < 1e-9, "{:?}", l.queuing_delay());
+}
+
+#[test]
+fn a_duplicate_ack_gives_no_rtt_or_delay_sample() {
+    // RFC 7323 §4.2: an echoed timestamp updates the RTT estimate only on an ACK that
+    // advances snd_una; a duplicate's echo may be of an old segment (TS.Recent stays that of
+    // the last in-order one). LEDBAT here takes its samples from the same ACKs. One sample
+    // of 100 ms (srtt 100 ms, LEDBAT's queuing delay 0), then six SACKed duplicates echoing
+    // the time 0 at 700 ms: as samples they would move srtt to 175 ms after the first
+    // (7/8·100 + 1/8·700) and fill LEDBAT's 4-sample current filter with 700 ms (queuing
+    // delay 600 ms).
+    for cc in ["cubic", "ledbat"] {
+        let cfg = TcpConfig { cc: cc.into(), ..TcpConfig::profile("linux").unwrap() };
+        let (mut s, mut out) = with_window(&cfg, 10);
+        s.on_ack(100 * MS, &sack_ack(1, &[], 0), &mut out);
+        assert_eq!(s.rtt.srtt(), (100 * MS) as f64);
+        for k in 3..9 {
+            s.on_ack(700 * MS, &sack_ack(1, &[(2, k)], 0), &mut out);
+        }
+        assert_eq!((s.snd_una, s.rtt.srtt()), (1, (100 * MS) as f64), "{cc}: no RTT sample from a duplicate");
+        if let Cc::Ledbat(l) = &s.cc {
+            assert_eq!(l.queuing_delay(), Some(0.0), "no LEDBAT delay sample from a duplicate");
+        }
+    }
+}
+
+#[test]
+fn an_ack_dates_the_controllers_delay_sample_in_seconds() {
+    // The sample's time picks LEDBAT's base-delay minute (RFC 6817 §2.4.2). A base of 100 ms
+    // at 1 s, then 12 samples of 130 ms at 2..13 s: all in minute 0, so the base stays
+    // 100 ms and the queuing delay is 30 ms. Dated in another unit, each sample would open a
+    // minute of its own, and after BASE_HISTORY (10) of them the 100 ms would be forgotten.
+    let cfg = TcpConfig { cc: "ledbat".into(), ..newreno() };
+    let (mut s, mut out) = with_window(&cfg, 16);
+    let at = |k: u64, now: Nanos, delay: Nanos| AckIn { ack: k, sack: &[], ece: false, ace: 0, echo: now - delay };
+    s.on_ack(1000 * MS, &at(1, 1000 * MS, 100 * MS), &mut out);
+    for k in 2..=13 {
+        s.on_ack(k * 1000 * MS, &at(k, k * 1000 * MS, 130 * MS), &mut out);
     }
     let Cc::Ledbat(l) = &s.cc else { panic!("a LEDBAT sender") };
     assert!((l.queuing_delay().unwrap() - 0.030).abs() < 1e-9, "{:?}", l.queuing_delay());
