@@ -881,10 +881,8 @@ impl TcpSender {
         self.timed = None;
         self.cwr_pending = self.p.ecn;
         self.snd_nxt = self.snd_una;
+        // With data outstanding, send_allowed re-arms the timer the clear above stopped.
         self.send_allowed(now, out);
-        if !self.timers.rto.is_set() {
-            self.restart_timer(now);
-        }
     }
 
     fn retransmit(&mut self, now: Nanos, seq: u64, out: &mut Vec<Segment>) {

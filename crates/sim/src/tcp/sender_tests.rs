@@ -1040,6 +1040,40 @@ fn tlp_probes_a_lost_tail_at_two_srtt_instead_of_the_rto() {
 }
 
 #[test]
+fn the_probe_sends_new_data_when_the_receiver_window_allows_it() {
+    // RFC 8985 §7.3: a probe is one new segment if there is unsent data and the receiver
+    // window has room for it, otherwise the highest segment sent again. 10 segments sent at
+    // 0; the ACK of 0 and 1 at 50 ms sends 10 and 11 (cwnd 10.2), leaving 12 − 2 = 10
+    // outstanding. With a receiver window of 12 the probe is segment 12; with one of 10 the
+    // window is full, and the probe resends 11.
+    for (rwnd, probe) in [(12, Segment { seq: 12, retransmit: false, cwr: false }), (10, Segment { seq: 11, retransmit: true, cwr: false })] {
+        let cfg = TcpConfig { rwnd, rcv_wnd_bytes: None, snd_buf_bytes: None, ..rack_cfg(true) };
+        let (mut s, mut out) = with_window(&cfg, 10);
+        s.on_ack(50 * MS, &sack_ack(2, &[], 0), &mut out);
+        assert_eq!(seqs(&out), vec![10, 11]);
+        out.clear();
+        let pto = s.timers.probe.get().unwrap();
+        s.on_timer(pto, &mut out);
+        assert_eq!((out, s.stats.tlp_probes), (vec![probe], 1), "receiver window {rwnd}");
+    }
+}
+
+#[test]
+fn no_timer_stays_armed_once_everything_is_acknowledged() {
+    // RFC 6298 §5.2 (the RTO off when all data is acknowledged) and RFC 8985 §7.2 (a probe
+    // only with data in flight): a 10-segment transfer acknowledged in full leaves the sender
+    // no timer at all.
+    let mut s = TcpSender::new(&rack_cfg(true), Some(10), MSS);
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    s.on_ack(50 * MS, &sack_ack(5, &[], 0), &mut out);
+    assert!(s.timers.probe.is_set());
+    s.on_ack(51 * MS, &sack_ack(10, &[], 0), &mut out);
+    assert!(s.is_complete());
+    assert_eq!(s.next_timer(), None);
+}
+
+#[test]
 fn an_ack_without_progress_leaves_the_probe_timeout_where_it_was() {
     // RFC 8985 §7.2: the PTO is (re)started when new data is sent or an ACK cumulatively
     // acknowledges new data. 10 segments sent at 0 with cwnd 10; the ACK of 0 at 50 ms sends
@@ -1057,6 +1091,22 @@ fn an_ack_without_progress_leaves_the_probe_timeout_where_it_was() {
     // The next ACK of new data restarts it from its own time.
     s.on_ack(70 * MS, &sack_ack(2, &[], 0), &mut out);
     assert!(s.timers.probe.get().is_some_and(|t| t > armed.unwrap()));
+}
+
+#[test]
+fn pacing_takes_the_slow_start_ratio_only_below_half_ssthresh() {
+    // Linux tcp_update_pacing_rate: rate = ratio · max(cwnd, in flight) / srtt, with
+    // tcp_pacing_ss_ratio (200 %) while cwnd < ssthresh / 2 and tcp_pacing_ca_ratio (120 %)
+    // from there on: at cwnd = ssthresh / 2 exactly, the 120 %.
+    let cfg = TcpConfig { pacing: true, ..rack_cfg(true) };
+    let (mut s, mut out) = with_window(&cfg, 10);
+    s.on_ack(100 * MS, &sack_ack(1, &[], 0), &mut out);
+    let ratio = |s: &TcpSender| s.rtt.srtt() / (s.pacing_interval().unwrap() * s.cwnd.max(s.flight() as f64));
+    s.ssthresh = 40.0;
+    for (cwnd, want) in [(19.5, 2.0), (20.0, 1.2), (20.5, 1.2)] {
+        s.cwnd = cwnd;
+        assert!((ratio(&s) - want).abs() < 1e-9, "cwnd {cwnd}: {}", ratio(&s));
+    }
 }
 
 #[test]
@@ -1100,6 +1150,37 @@ fn a_repeated_ack_is_a_duplicate_only_with_data_outstanding_and_new_sack_informa
         }
         assert_eq!((s.in_recovery(), s.stats.retransmits), (recovers, u64::from(recovers)), "{blocks:?}");
     }
+}
+
+#[test]
+fn rack_starts_no_recovery_for_losses_below_the_timeouts_recover_point() {
+    // RFC 6582 §4 with RACK's trigger (RFC 8985 §6.2 in place of DupThresh): after a timeout
+    // with 0..10 outstanding, recover = 10, and losses among data sent before it start no fast
+    // recovery. An ACK of 0 SACKing 5..8 right after the timeout: three SACKed (reo_wnd 0),
+    // so RACK would find 1..4, sent with them, lost; no recovery.
+    let (mut s, mut out) = with_window(&rack_cfg(true), 10);
+    let d = s.timers.rto.get().unwrap();
+    s.on_timeout(d, &mut out);
+    assert_eq!(seqs(&out), vec![0]);
+    out.clear();
+    s.on_ack(d + MS, &sack_ack(0, &[(5, 8)], 0), &mut out);
+    assert_eq!((s.in_recovery(), s.stats.fast_recoveries), (false, 0));
+    out.clear();
+    // Once snd_una reaches 10 (the resent 0 fills the hole), a new loss starts one: the ACK
+    // of 10 sends new segments from 10 on, together; the SACK of the last of them alone arms
+    // RACK's reordering timer for 10, sent with it, and when that fires 10 is lost and
+    // recovery starts with its fast retransmission.
+    s.on_ack(d + 100 * MS, &sack_ack(10, &[], d), &mut out);
+    let last = out.last().map_or(0, |g| g.seq);
+    assert!(seqs(&out) == (10..=last).collect::<Vec<_>>() && last > 10, "{out:?}");
+    out.clear();
+    s.on_ack(d + 150 * MS, &sack_ack(10, &[(last, last + 1)], d + 100 * MS), &mut out);
+    assert!(!s.in_recovery());
+    out.clear();
+    let reorder = s.timers.reorder.get().expect("RACK waits out the reordering window");
+    s.on_timer(reorder, &mut out);
+    assert_eq!((s.in_recovery(), s.stats.fast_recoveries), (true, 1));
+    assert_eq!(out[0], Segment { seq: 10, retransmit: true, cwr: false });
 }
 
 #[test]
@@ -1301,6 +1382,20 @@ fn prague_reducing_ack_grows_on_its_unmarked_segments() {
     let want = 5.05 + 1.0 / 5.05;
     assert!((s.cwnd - want).abs() < 1e-12, "{} vs {want}", s.cwnd);
     assert_eq!((s.ssthresh, s.stats.ecn_reductions), (5.05, 1));
+}
+
+/// The same two ACKs with `ecn_cwr = "hold"` (not tcp_prague's own rule): the CWR phase
+/// grows nothing, so the reducing ACK leaves the halved 5.05, while the unmarked ACK before it
+/// grows as under tcp_prague's rule (10.1).
+#[test]
+fn prague_with_a_holding_cwr_phase_grows_only_outside_it() {
+    let (mut s, mut out) = prague_in_ca(1448, 10);
+    s.p.ecn_cwr = EcnCwr::Hold;
+    s.on_ack(10 * MS, &accecn(1, 5, 0), &mut out);
+    assert!((s.cwnd - 10.1).abs() < 1e-12, "{}", s.cwnd);
+    s.on_ack(11 * MS, &accecn(3, 6, MS), &mut out);
+    assert!((s.cwnd - 5.05).abs() < 1e-12, "{}", s.cwnd);
+    assert_eq!(s.stats.ecn_reductions, 1);
 }
 
 /// prague_new_round counts a round only out of slow start, reading tcp_in_slow_start at the end
@@ -1635,6 +1730,41 @@ fn an_ack_gives_the_controller_its_delay_in_seconds() {
     }
     let Cc::Ledbat(l) = &s.cc else { panic!("a LEDBAT sender") };
     assert!((l.queuing_delay().unwrap() - 0.030).abs() < 1e-9, "{:?}", l.queuing_delay());
+}
+
+#[test]
+fn cubic_runs_its_curve_on_seconds() {
+    // RFC 9438 §4.2 eq. 1 and §4.4: W_cubic(t) = C·(t − K)³ + W_max with t and K in seconds
+    // (C = 0.4), and each ACK in the concave region aims at W_cubic(t + RTT). A CUBIC sender
+    // (no HyStart, no RACK) at cwnd ≈ 100 with a 100 ms RTT loses segment 1: fast recovery
+    // (W_max = the window then, ssthresh 0.7 of it), left with cwnd = ssthresh. The next ACK
+    // starts the epoch (t = 0, Reno-friendly region: W_cubic(0) is the window itself); one
+    // 2 s later is in the concave region: cwnd + (W_cubic(2.1) − cwnd)/cwnd.
+    let cfg = TcpConfig { hystart: false, rack: false, ..TcpConfig::profile("linux").unwrap() };
+    let (mut s, mut out) = with_window(&cfg, 100);
+    let rtt = 100 * MS;
+    let at = |k: u64, sack: &'static [(u64, u64)], now: Nanos| (now, AckIn { ack: k, sack, ece: false, ace: 0, echo: now - rtt });
+    let mut take = |s: &mut TcpSender, (now, a): (Nanos, AckIn)| s.on_ack(now, &a, &mut out);
+    take(&mut s, at(1, &[], rtt));
+    let w_max = s.cwnd;
+    for sack in [&[(2, 3)][..], &[(2, 4)], &[(2, 5)]] {
+        take(&mut s, at(1, sack, rtt + MS));
+    }
+    assert!(s.in_recovery() && s.ssthresh < w_max);
+    let end = s.snd_max;
+    take(&mut s, at(end, &[], 2 * rtt));
+    assert!(!s.in_recovery());
+    assert_eq!(s.rtt.srtt(), rtt as f64, "every sample 100 ms");
+    let t0 = 3 * rtt;
+    take(&mut s, at(end + 1, &[], t0));
+    let (w0, w1) = (s.ssthresh, s.cwnd);
+    let k = ((w_max - w0) / 0.4).cbrt();
+    assert!(w1 > w0 && w1 < w0 + 1.0 / w0, "Reno-friendly first step: {w0} -> {w1}");
+    take(&mut s, at(end + 2, &[], t0 + 2000 * MS));
+    let target = 0.4 * (2.1 - k).powi(3) + w_max;
+    assert!(target > w1 && target < 1.5 * w1, "inside the §4.4 clamp: {target}");
+    let want = w1 + (target - w1) / w1;
+    assert!((s.cwnd - want).abs() < 1e-9, "cwnd {} against {want} (K = {k} s, W_max {w_max})", s.cwnd);
 }
 
 #[test]
