@@ -60,4 +60,42 @@ mod tests {
             }
         }
     }
+
+    /// What the search reads, which is its purpose: the entries `pred` is called on, for every
+    /// split point of queues of every length up to 40 (entry i holds i). Up to 2·EDGE entries,
+    /// a scan from the bottom; beyond, entry n − EDGE − 1 first, then the top EDGE entries when
+    /// the point lies among them; else entry EDGE, then the bottom EDGE when it lies there;
+    /// else a binary search strictly between EDGE and n − EDGE − 1, of at most
+    /// ⌈log2(n − 2·EDGE − 2)⌉ + 1 reads.
+    #[test]
+    fn reads_the_ends_first_and_the_middle_by_halves() {
+        for n in 0..40usize {
+            let d: VecDeque<usize> = (0..n).collect();
+            for point in 0..=n {
+                let reads = std::cell::RefCell::new(Vec::new());
+                let got = partition_point(&d, |&i| {
+                    reads.borrow_mut().push(i);
+                    i < point
+                });
+                assert_eq!(got, point);
+                let reads = reads.into_inner();
+                let (top, bottom) = (n.saturating_sub(EDGE + 1), EDGE);
+                if n <= 2 * EDGE {
+                    assert_eq!(reads, (0..(point + 1).min(n)).collect::<Vec<_>>(), "n {n} point {point}");
+                } else if point > top {
+                    assert_eq!(reads[0], top, "n {n} point {point}");
+                    assert_eq!(reads[1..], (top + 1..(point + 1).min(n)).collect::<Vec<_>>(), "n {n} point {point}");
+                } else if point <= bottom {
+                    assert_eq!(reads[..2], [top, bottom], "n {n} point {point}");
+                    assert_eq!(reads[2..], (0..(point + 1).min(bottom)).collect::<Vec<_>>(), "n {n} point {point}");
+                } else {
+                    assert_eq!(reads[..2], [top, bottom], "n {n} point {point}");
+                    let span = (top - bottom - 1) as f64;
+                    let most = span.log2().ceil() as usize + 1;
+                    assert!(reads[2..].iter().all(|&i| i > bottom && i < top), "n {n} point {point}: {reads:?}");
+                    assert!(reads.len() - 2 <= most, "n {n} point {point}: {} reads, at most {most}", reads.len() - 2);
+                }
+            }
+        }
+    }
 }
