@@ -319,3 +319,58 @@ impl Simulation {
         self.send(Packet { ecn, pv, dscp, ..Packet::data(f as u32, len, seq, now) }, &[]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SizeDist;
+
+    /// A uniform draw is lo + u (hi - lo) rounded, u in [0, 1): every value within [lo, hi],
+    /// both ends reached (each has probability 1/200 here), mean (lo + hi) / 2 (the standard
+    /// error of 4000 draws from a range of 100 is 100 / sqrt(12 · 4000) = 0.46, so 150 ± 3 is
+    /// more than 6 of them); a fixed value is itself, and `Each` gives the flow's own.
+    #[test]
+    fn draws_follow_their_distribution() {
+        let mut rng = Rng::from_seed(7);
+        let d: Vec<u64> = (0..4000).map(|i| draw(&Dist::Uniform { lo: 100, hi: 200 }, i, &mut rng)).collect();
+        assert_eq!((d.iter().min(), d.iter().max()), (Some(&100), Some(&200)));
+        let mean = d.iter().sum::<u64>() as f64 / d.len() as f64;
+        assert!((mean - 150.0).abs() < 3.0, "mean {mean}");
+        assert_eq!(draw(&Dist::Fixed(7), 3, &mut rng), 7);
+        assert_eq!(draw(&Dist::Each(vec![3, 5, 9]), 1, &mut rng), 5);
+    }
+
+    fn poisson(rate_per_s: f64, start_ns: u64, stop_ns: u64) -> SimConfig {
+        let mut c = crate::bench::tcp_dumbbell(1, 10_000_000, 20_000_000, aqm::QueueLimit::Packets(100), 20_000_000_000);
+        let g = &mut c.flows[0];
+        g.app = App::Poisson { rate_per_s, size: SizeDist::Fixed(10_000) };
+        (g.start_ns, g.stop_ns) = (Dist::Fixed(start_ns), Some(stop_ns));
+        g.access_delay_ns = Dist::Each(vec![3_000_000]);
+        c
+    }
+
+    /// Poisson arrivals at 1000 a second from 2 s to 12 s: a flow per arrival, about 10⁴ of
+    /// them (a Poisson count of mean 10⁴ and standard deviation 100: ±500 is 5 of them), in
+    /// time order within (2 s, 12 s), each with the transfer size of the group and the one
+    /// access delay the group lists (the single `Each` value serves every arrival).
+    #[test]
+    fn a_poisson_group_is_a_flow_per_arrival() {
+        let flows = build_flows(&poisson(1000.0, 2_000_000_000, 12_000_000_000));
+        assert!(flows.len().abs_diff(10_000) < 500, "{} arrivals", flows.len());
+        assert!(flows.windows(2).all(|w| w[0].start_ns <= w[1].start_ns));
+        assert!(flows.iter().all(|f| f.start_ns > 2_000_000_000 && f.start_ns < 12_000_000_000));
+        // The mean gap is 1 / rate, 1 ms (its standard error 10 µs).
+        let span = flows.last().unwrap().start_ns - flows[0].start_ns;
+        let gap = span as f64 / (flows.len() - 1) as f64;
+        assert!((gap - 1e6).abs() < 5e4, "mean gap {gap} ns");
+        assert!(flows.iter().all(|f| f.access_delay_ns == 3_000_000 && matches!(f.app, App::Transfer { bytes: 10_000 })));
+    }
+
+    /// A Poisson group whose first arrival would come after its stop has no flow at all (not
+    /// the `count` of a group of fixed flows): at one arrival in 10⁹ s, within 1 s, that is
+    /// all but certain (probability 1 - 10⁻⁹).
+    #[test]
+    fn a_poisson_group_without_arrivals_has_no_flows() {
+        assert_eq!(build_flows(&poisson(1e-9, 0, 1_000_000_000)).len(), 0);
+    }
+}

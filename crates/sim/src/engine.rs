@@ -366,7 +366,10 @@ mod tests {
             let mut id = 0u64;
             for _ in 0..300 {
                 if rand(3) == 0 {
+                    // What peek shows is what the pop then gives.
+                    let peeked = s.peek().copied();
                     if let Some(e) = s.pop_until(u64::MAX) {
+                        assert_eq!(peeked, Some(e));
                         got.push(e);
                         reference.sort_unstable();
                         want.push(reference.remove(0).1);
@@ -390,6 +393,55 @@ mod tests {
             want.extend(reference.iter().map(|r| r.1));
             assert_eq!(got, want);
         }
+    }
+
+    /// A flow's event due at the bound of `pop_until` runs, one due a nanosecond after it does
+    /// not (as the links' events: "due no later than `until`").
+    #[test]
+    fn a_flows_event_runs_up_to_the_bound_inclusive() {
+        let mut s = Scheduler::default();
+        s.at_flow(40, 'p');
+        s.at_flow(50, 'q');
+        assert_eq!(s.pop_until(39), None);
+        assert_eq!((s.pop_until(40), s.now()), (Some('p'), 40));
+        assert_eq!(s.pop_until(49), None);
+        assert_eq!((s.pop_until(50), s.now()), (Some('q'), 50));
+        assert_eq!(s.pop_until(u64::MAX), None);
+    }
+
+    /// Hand-worked trace of the line's followers: line 0 holds a, b, c, d at 10, 20, 30, 40, a
+    /// plain event x at 15 and a flow's event f at 25. After a pops, b heads the line in the
+    /// heap, so c waits second and d third; after x or f (not a line's event) there is none;
+    /// after b, d waits second and no event third; after c and d the line is empty.
+    #[test]
+    fn the_followers_are_those_behind_the_lines_new_head() {
+        let mut s = Scheduler::default();
+        s.add_lines(2);
+        for (at, e) in [(10, 'a'), (20, 'b'), (30, 'c'), (40, 'd')] {
+            s.at_line(0, at, e);
+        }
+        s.at(15, 'x');
+        s.at_flow(25, 'f');
+        assert_eq!((s.line_follower(), s.line_third()), (None, None));
+        let mut got = Vec::new();
+        while let Some(e) = s.pop_until(100) {
+            got.push((e, s.line_follower().copied(), s.line_third().copied()));
+        }
+        assert_eq!(got, [('a', Some('c'), Some('d')), ('x', None, None), ('b', Some('d'), None), ('f', None, None), ('c', None, None), ('d', None, None)]);
+    }
+
+    /// Entries are equal when their (time, sequence) keys are, whatever their line and event,
+    /// as their order says (`Eq` agrees with `Ord`); the radix key of an entry is its time, the
+    /// leading part of that order.
+    #[test]
+    fn entries_compare_by_time_and_sequence_alone() {
+        let e = |at, seq, line, event| Entry { at, seq, line, event };
+        assert!(e(5, 1, 0, 'a') == e(5, 1, NO_LINE, 'b'));
+        assert!(e(5, 1, 0, 'a') != e(6, 1, 0, 'a'));
+        assert!(e(5, 1, 0, 'a') != e(5, 2, 0, 'a'));
+        assert!(e(5, 1, 0, 'a') != e(6, 2, 0, 'a'));
+        assert_eq!(e(5, 1, 0, 'a').cmp(&e(5, 1, NO_LINE, 'b')), Ordering::Equal);
+        assert_eq!((e(5, 9, 0, 'a').radix_key(), e(1 << 40, 0, 0, 'a').radix_key()), (5, 1 << 40));
     }
 
     #[test]

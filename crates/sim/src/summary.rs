@@ -348,7 +348,7 @@ impl Simulation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::BottleneckConfig;
+    use crate::config::{BottleneckConfig, Dist, FlowGroup};
     use aqm::{QdiscConfig, QueueLimit};
 
     #[test]
@@ -376,5 +376,127 @@ mod tests {
     fn jain_bounds() {
         assert_eq!(jain(&[2.0, 2.0, 2.0]), 1.0);
         assert_eq!(jain(&[4.0, 0.0, 0.0, 0.0]), 0.25);
+    }
+
+    /// Jain's index by its definition, (Σx)² / (n Σx²): 1 and 3 give 16 / (2 · 10) = 0.8; no
+    /// flows, or flows that all got nothing, count as fair (1, not 0 / 0).
+    #[test]
+    fn jain_by_its_definition() {
+        assert_eq!(jain(&[1.0, 3.0]), 0.8);
+        assert_eq!(jain(&[]), 1.0);
+        assert_eq!(jain(&[0.0, 0.0]), 1.0);
+    }
+
+    /// A histogram of the sojourns 1, 2, ..., 100 ns (each in a bucket of its own, below 256
+    /// ns): mean 50.5 ns, the q-quantile the value of rank ceil(100 q) (50, 90, 95, 99 ns),
+    /// max 100 ns, all reported in seconds.
+    #[test]
+    fn delay_statistics_are_in_seconds() {
+        let mut h = DelayHistogram::default();
+        for v in 1..=100 {
+            h.record(v);
+        }
+        let d = DelayStats::of(&h);
+        let close = |got: f64, want: f64| (got - want).abs() <= 1e-12 * want;
+        for (got, want) in [(d.mean_s, 50.5e-9), (d.p50_s, 50e-9), (d.p90_s, 90e-9), (d.p95_s, 95e-9), (d.p99_s, 99e-9), (d.max_s, 100e-9)] {
+            assert!(close(got, want), "{got} s, not {want} s");
+        }
+        assert_eq!(d.n, 100);
+    }
+
+    /// Capacity over windows that start or end on a step, or hold none: 100 Mb/s until 50 s,
+    /// 20 until 100 s, 100 after.
+    #[test]
+    fn capacity_at_the_steps() {
+        let s = 1_000_000_000;
+        let steps = [RateStep { at_ns: 50 * s, rate_bps: 20_000_000 }, RateStep { at_ns: 100 * s, rate_bps: 100_000_000 }];
+        // From a step: 20 Mb/s · 10 s.
+        assert_eq!(capacity_bits(100_000_000, &steps, 50 * s, 60 * s), 2e8);
+        // To a step: 20 Mb/s · 10 s.
+        assert_eq!(capacity_bits(100_000_000, &steps, 90 * s, 100 * s), 2e8);
+        // After every step: 100 Mb/s · 10 s.
+        assert_eq!(capacity_bits(100_000_000, &steps, 110 * s, 120 * s), 1e9);
+        // An empty window, and no schedule.
+        assert_eq!(capacity_bits(100_000_000, &steps, 70 * s, 70 * s), 0.0);
+        assert_eq!(capacity_bits(100_000_000, &[], 3 * s, 5 * s), 2e8);
+    }
+
+    /// Three CBR sources of 1000-B datagrams on a 10 Mb/s bottleneck (0.8 ms a packet, 2 ms
+    /// one way, 100-packet DropTail), access links of 0.5 ms, receivers 0.3 ms behind it: a
+    /// datagram sent at t reaches the bottleneck at t + 0.5 ms and its receiver at t + 3.6 ms
+    /// (0.5 + 0.8 + 2 + 0.3), never queued as the sources below never meet there. Run 2 s with
+    /// a warm-up of 1 s.
+    /// - A: 4 Mb/s (one every 2 ms) from 1 ms: it reaches the bottleneck at odd ms + 0.5, its
+    ///   receiver at 1 + 2j + 3.6 ms, in [1000, 2000] ms for j = 498..997: 500 datagrams, 4 Mb/s
+    ///   over the whole window.
+    /// - B: 2 Mb/s (one every 4 ms) from 1.5 s: at the bottleneck at even ms + 0.5 (A's
+    ///   transmissions end at odd ms + 1.3), at its receiver at 1500 + 4k + 3.6 <= 2000 ms for
+    ///   k = 0..124: 125 datagrams in its active 0.5 s, 2 Mb/s.
+    /// - C: 1 Mb/s from 0 to 0.5 s: no active time in the window.
+    ///
+    /// Transmissions starting in the window: A's j = 500..999 and B's 125, 625 of 8000 bits
+    /// over a capacity of 10^7: utilization 0.5. Jain's index over A and B: 36 / (2 · 20) =
+    /// 0.9. Base RTT 2 (2 + 0.5 + 0.3) = 5.6 ms.
+    fn three_sources() -> Simulation {
+        let mut c = crate::bench::tcp_dumbbell(1, 10_000_000, 8_000_000, QueueLimit::Packets(100), 2 * s());
+        c.warmup_ns = s();
+        let source = |rate, start, stop| FlowGroup { start_ns: Dist::Fixed(start), stop_ns: stop, ..crate::bench::cbr_group(rate, false, 500_000, 300_000) };
+        c.flows = vec![source(4_000_000, 1_000_000, None), source(2_000_000, 1_500_000_000, None), source(1_000_000, 0, Some(s() / 2))];
+        let mut sim = Simulation::new(c).unwrap();
+        sim.run();
+        sim
+    }
+
+    fn s() -> u64 {
+        1_000_000_000
+    }
+
+    /// Before the warm-up ends the window is empty: no capacity, so no utilization (0, not 0 /
+    /// 0), no flow active in it (Jain's index of no flows, 1), nothing sent (rates 0).
+    #[test]
+    fn an_empty_window_has_zero_figures_not_nans() {
+        let mut c = crate::bench::tcp_dumbbell(1, 10_000_000, 8_000_000, QueueLimit::Packets(100), 2 * s());
+        c.warmup_ns = s();
+        c.flows = vec![crate::bench::cbr_group(4_000_000, false, 500_000, 0)];
+        let mut sim = Simulation::new(c).unwrap();
+        sim.run_until(s() / 2);
+        let sum = sim.aggregates();
+        assert_eq!((sum.measured_s, sum.utilization, sum.jain_index, sum.sent, sum.drop_rate), (0.0, 0.0, 1.0, 0, 0.0));
+    }
+
+    #[test]
+    fn the_summary_of_three_sources_is_worked_by_hand() {
+        let mut sim = three_sources();
+        // Four transfers completed in 4, 1, 3 and 2 s (written here, as the summary reads
+        // them): mean 2.5 s; the median the value of rank ceil(0.5 · 4) = 2 in order, 2 s; the
+        // 99th percentile of rank ceil(3.96) = 4, 4 s.
+        sim.transfers.extend([4, 1, 3, 2].map(|t| (0, 0, 0, t * s())));
+        let sum = sim.summary();
+        assert_eq!((sum.time_s, sum.measured_s), (2.0, 1.0));
+        assert_eq!(sum.bottleneck_bytes, 625 * 1000);
+        assert_eq!(sum.utilization, 0.5);
+        let tput: Vec<f64> = sum.flows.iter().map(|f| f.throughput_bps).collect();
+        assert_eq!(tput, [4e6, 2e6, 0.0]);
+        assert!((sum.jain_index - 0.9).abs() < 1e-12, "Jain's index {}", sum.jain_index);
+        for f in &sum.flows {
+            assert!((f.rtt_base_s - 5.6e-3).abs() < 1e-15, "base RTT {}", f.rtt_base_s);
+            assert_eq!((f.completion_s, f.srtt_s, f.rto_s), (None, None, None));
+        }
+        assert_eq!(sum.transfers, 4);
+        assert_eq!((sum.fct_mean_s, sum.fct_p50_s, sum.fct_p99_s), (2.5, 2.0, 4.0));
+        // No drop and no mark; nothing waited at the bottleneck.
+        assert_eq!((sum.dropped, sum.marked, sum.drop_rate, sum.mark_rate, sum.qdelay_max_s), (0, 0, 0.0, 0.0, 0.0));
+        // The per-flow table has the rows' figures, C's throughput absent (NaN) as it had no
+        // active time.
+        let cols = sim.flow_columns();
+        let col = |name: &str| &cols.0.iter().find(|(n, _)| *n == name).expect("a column").1;
+        let Column::F64(t) = col("throughput_bps") else { panic!("throughput in floats") };
+        assert_eq!((t.len(), t[0], t[1], t[2].is_nan()), (3, 4e6, 2e6, true));
+        let Column::I64(g) = col("group") else { panic!("groups in integers") };
+        assert_eq!(g, &[0, 1, 2]);
+        let Column::Bool(tcp) = col("tcp") else { panic!("tcp in booleans") };
+        assert_eq!(tcp, &[false; 3]);
+        let Column::I64(sent) = col("sent_measured") else { panic!("counts in integers") };
+        assert_eq!(sent, &sum.flows.iter().map(|f| f.measured.sent as i64).collect::<Vec<_>>());
     }
 }

@@ -121,3 +121,77 @@ impl Simulation {
         self.window.link(l, self.links[l].queue_counts())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(sent: u64, dropped: u64, marked: u64, acks_sent: u64, acks_dropped: u64) -> WindowCounts {
+        WindowCounts { sent, dropped, marked, acks_sent, acks_dropped }
+    }
+
+    fn stats(c: WindowCounts) -> FlowStats {
+        // Fields the window does not read are set too, to see that they stay out of it.
+        FlowStats { sent: c.sent, dropped: c.dropped, marked: c.marked, acks_sent: c.acks_sent, acks_dropped: c.acks_dropped, delivered: 99, acks_delivered: 98, ..Default::default() }
+    }
+
+    /// A flow's counts in the window are its counts now less those as the window opened, field
+    /// by field (the values chosen so that a sum, a quotient or a swapped field gives another
+    /// number: 10 - 4 = 6, 6 - 2 = 4, 9 - 3 = 6, 8 - 5 = 3, 7 - 1 = 6).
+    #[test]
+    fn a_flows_window_counts_are_the_counts_since_it_opened() {
+        let at_open = counts(4, 2, 3, 5, 1);
+        let now = stats(counts(10, 6, 9, 8, 7));
+        assert_eq!(WindowCounts::of(&now), counts(10, 6, 9, 8, 7));
+        let mut w = Window::new(1);
+        // Before the warm-up ends nothing is counted in the window.
+        assert_eq!(w.flow(0, &now), WindowCounts::default());
+        w.open(vec![counts(0, 0, 0, 0, 0), at_open], vec![QueueCounts::ZERO; 2]);
+        assert_eq!(w.flow(1, &now), counts(6, 4, 6, 3, 6));
+        // Flow 0's window opened at zero counts: all of them are the window's.
+        assert_eq!(w.flow(0, &now), counts(10, 6, 9, 8, 7));
+        // Without a warm-up the window is the whole run: the counts as they are.
+        assert_eq!(Window::new(0).flow(0, &now), counts(10, 6, 9, 8, 7));
+    }
+
+    /// Sums of window counts, as the summary adds every flow's: 1 + 10 + 100 per field, from
+    /// zero counts (so that a product would stay 0).
+    #[test]
+    fn window_counts_add_field_by_field() {
+        let mut total = WindowCounts::default();
+        for k in [1, 10, 100] {
+            total.add(&counts(k, 2 * k, 3 * k, 4 * k, 5 * k));
+        }
+        assert_eq!(total, counts(111, 222, 333, 444, 555));
+    }
+
+    /// The window opens at the warm-up time itself (an event at that nanosecond counts in it,
+    /// see the module notes), once, and never without a warm-up.
+    #[test]
+    fn the_window_opens_once_at_the_warm_up() {
+        let mut w = Window::new(1000);
+        assert!(!w.opens_at(0, 1000));
+        assert!(!w.opens_at(999, 1000));
+        assert!(w.opens_at(1000, 1000));
+        assert!(w.opens_at(5000, 1000), "a run cut after the warm-up opens it late");
+        w.open(Vec::new(), Vec::new());
+        assert!(!w.opens_at(1000, 1000));
+        assert!(!w.opens_at(5000, 1000));
+        let whole = Window::new(0);
+        assert!(!whole.opens_at(0, 0) && !whole.opens_at(5000, 0));
+    }
+
+    /// A link's counts in the window: the counts since it opened, what it holds at `now`;
+    /// before it opens none are counted but what it holds is still reported.
+    #[test]
+    fn a_links_window_counts_are_the_counts_since_it_opened() {
+        let q = |a: u64, resident: u64| QueueCounts { arrivals: a, departures: a - resident, marks: a / 4, resident_packets: resident, resident_bytes: 1000 * resident, ..QueueCounts::ZERO };
+        let now = q(100, 7);
+        let mut w = Window::new(5);
+        assert_eq!(w.link(0, now), QueueCounts { resident_packets: 7, resident_bytes: 7000, ..QueueCounts::ZERO });
+        w.open(Vec::new(), vec![q(40, 3)]);
+        // 100 - 40 arrivals, 93 - 37 departures, 25 - 10 marks; 7 held now.
+        assert_eq!(w.link(0, now), QueueCounts { arrivals: 60, departures: 56, marks: 15, resident_packets: 7, resident_bytes: 7000, ..QueueCounts::ZERO });
+        assert_eq!(Window::new(0).link(0, now), now);
+    }
+}
