@@ -131,3 +131,58 @@ pub fn build(cfg: &SimConfig, flows: &[Flow]) -> Topology {
     }
     Topology { links, routes, bottleneck: 0, reverse_bottleneck: 1, path_delay_ns, network_first_link }
 }
+
+#[cfg(test)]
+mod tests {
+    use aqm::{Pkt, QdiscConfig, QueueDisc, QueueLimit};
+
+    use super::*;
+    use crate::bench::tcp_dumbbell;
+    use crate::endpoints::build_flows;
+    use crate::net::graph::NETWORK_STREAM_BASE;
+    use crate::ppv::MARKER_STREAM_BASE;
+
+    /// The components that draw random numbers take their streams from disjoint ranges, so that
+    /// no two ever draw the same numbers, up to 2^24 access links' worth of flows (the group
+    /// limit; the 8 GiB memory limit stops runs near 5.6 million flows), 2^24 declared links,
+    /// groups and policy markers, and 2^24 flows in each group.
+    #[test]
+    fn random_streams_of_different_components_lie_in_disjoint_ranges() {
+        let n: u64 = 1 << 24;
+        assert_eq!([STREAM_BOTTLENECK_QUEUE, STREAM_REVERSE_QUEUE, STREAM_IMPAIRMENT], [1, 2, 3]);
+        // [start, end) of each family, in increasing order.
+        let ranges = [
+            ("bottleneck", 1, 4),
+            ("access links", STREAM_ACCESS_QUEUES + 2, STREAM_ACCESS_QUEUES + 2 + 4 * n),
+            ("declared links", NETWORK_STREAM_BASE, NETWORK_STREAM_BASE + 4 * n),
+            ("groups", GROUP_STREAM_BASE, GROUP_STREAM_BASE + n),
+            ("markers", MARKER_STREAM_BASE, MARKER_STREAM_BASE + n),
+            ("flows", FLOW_STREAM_BASE, FLOW_STREAM_BASE + (n << 24) + n),
+        ];
+        for w in ranges.windows(2) {
+            let ((a, a0, a1), (b, b0, b1)) = (w[0], w[1]);
+            assert!(a0 < a1 && a1 <= b0 && b0 < b1, "{a} [{a0}, {a1}) and {b} [{b0}, {b1})");
+        }
+    }
+
+    /// A rated access link draws from STREAM_ACCESS_QUEUES plus its link id, draw for draw: each
+    /// of three flows' four access links against a twin RED queue built apart with that stream
+    /// (its drop probability climbing to 0.5 over 600 arrivals).
+    #[test]
+    fn each_rated_access_link_draws_from_its_own_stream() {
+        let red: QdiscConfig = serde_json::from_str(r#"{"type":"red","profile":"ns2","limit":{"packets":2000},"min_th":0,"max_th":600,"w_q":1.0,"max_p":0.5,"wait":false}"#).unwrap();
+        let mut c = tcp_dumbbell(3, 10_000_000, 40_000_000, QueueLimit::Packets(100), 1_000_000_000);
+        c.seed = 5;
+        c.access.rate_bps = Some(100_000_000);
+        c.access.queue = red.clone();
+        let mut topo = build(&c, &build_flows(&c));
+        assert_eq!(topo.links.len(), 2 + 3 * 4);
+        let admitted = |q: &mut aqm::Qdisc| -> Vec<bool> { (0..600).map(|i| q.enqueue(0, Pkt::new(i, 1000, 0), &mut Vec::new())).collect() };
+        let info = LinkInfo { rate_bps: 100_000_000, mtu: c.bottleneck.mtu };
+        for (l, link) in topo.links.iter_mut().enumerate().skip(2) {
+            let got = admitted(link.qdisc.as_mut().expect("a rated access link has a queue"));
+            assert!((50..=250).contains(&got.iter().filter(|&&a| !a).count()), "link {l}");
+            assert_eq!(got, admitted(&mut red.build(info, Rng::stream(5, STREAM_ACCESS_QUEUES + l as u64))), "access link {l}");
+        }
+    }
+}

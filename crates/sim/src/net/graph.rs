@@ -223,3 +223,199 @@ impl Graph {
         Ok((data, acks))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use aqm::{Ecn, Pkt, Qdisc, QueueDisc, QueueLimit};
+
+    use super::*;
+    use crate::bench::tcp_dumbbell;
+    use crate::net::impair::{Fate, LossModel};
+
+    const MS: Nanos = 1_000_000;
+
+    fn link(from: &str, to: &str, delay_ns: Nanos) -> NetLinkConfig {
+        let q = QdiscConfig::drop_tail(QueueLimit::Packets(100));
+        NetLinkConfig { from: from.into(), to: to.into(), rate_bps: 10_000_000, delay_ns, queue: q.clone(), reverse_queue: q, rate_schedule: vec![], impairment: None, device: DeviceConfig::default() }
+    }
+
+    /// R0 =bottleneck= R1 -3 ms- R2 -7 ms- R3, and a spur declared from R4 to R1 (11 ms).
+    fn chain() -> NetworkConfig {
+        NetworkConfig {
+            nodes: ["R0", "R1", "R2", "R3", "R4"].map(String::from).to_vec(),
+            bottleneck: ["R0".into(), "R1".into()],
+            links: vec![link("R1", "R2", 3 * MS), link("R2", "R3", 7 * MS), link("R4", "R1", 11 * MS)],
+        }
+    }
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn route_delay_adds_the_one_way_delays_along_the_route() {
+        let net = chain();
+        let d = |r: &[&str]| net.route_delay(5 * MS, &names(r)).unwrap();
+        // The bottleneck's 5 ms, then 3 and 7 ms; the same links backwards (their other
+        // directions) take the same.
+        assert_eq!(d(&["R0", "R3"]), 15 * MS);
+        assert_eq!(d(&["R3", "R0"]), 15 * MS);
+        assert_eq!(d(&["R1", "R0"]), 5 * MS);
+        assert_eq!(d(&["R1", "R2"]), 3 * MS);
+        assert_eq!(d(&["R2", "R1"]), 3 * MS);
+        // R0 to R4 crosses the spur against its declaration (R1 -> R4).
+        assert_eq!(d(&["R0", "R4"]), 16 * MS);
+        // Through a waypoint and back: R1 -> R3 (3 + 7), R3 -> R4 (7 + 3 + 11).
+        assert_eq!(d(&["R1", "R3", "R4"]), 31 * MS);
+        assert!(net.route_delay(5 * MS, &names(&["R0", "R9"])).unwrap_err().contains("no router named 'R9'"));
+        let mut bad = chain();
+        bad.links[0].rate_bps = 0;
+        assert_eq!(bad.route_delay(5 * MS, &names(&["R0", "R3"])), Err("network.links[0].rate_bps: must be > 0".into()));
+    }
+
+    #[test]
+    fn routes_take_the_fewest_hops_and_acks_return_over_the_same_links() {
+        let net = chain();
+        let g = Graph::new(&net, 2);
+        // The routers each link id joins, from the numbering the graph is documented to use: the
+        // bottleneck's directions 0 (R0 -> R1) and 1, then declared link k's from -> to at
+        // 2 + 2k and to -> from at 3 + 2k.
+        let ends = |id: LinkId| -> (&str, &str) {
+            match id {
+                0 => ("R0", "R1"),
+                1 => ("R1", "R0"),
+                _ => {
+                    let l = &net.links[(id as usize - 2) / 2];
+                    if id.is_multiple_of(2) { (&l.from, &l.to) } else { (&l.to, &l.from) }
+                }
+            }
+        };
+        let walk = |path: &[LinkId], from: &str, to: &str| {
+            let mut at = from;
+            for &id in path {
+                let (x, y) = ends(id);
+                assert_eq!(x, at, "{path:?} from {from}");
+                at = y;
+            }
+            assert_eq!(at, to, "{path:?} from {from}");
+        };
+        for (routers, hops) in [(&["R0", "R3"][..], 3), (&["R3", "R0"], 3), (&["R0", "R4"], 2), (&["R4", "R2"], 2), (&["R2", "R4"], 2), (&["R1", "R0"], 1), (&["R0", "R3", "R4"], 6)] {
+            let (data, acks) = g.route(&names(routers), "route").unwrap();
+            let (a, b) = (routers[0], routers[routers.len() - 1]);
+            assert_eq!(data.len(), hops, "{routers:?}: {data:?}");
+            walk(&data, a, b);
+            walk(&acks, b, a);
+            // Each ACK link is a data link's other direction, in the reverse order.
+            assert_eq!(acks.len(), data.len());
+            for (d, k) in data.iter().rev().zip(&acks) {
+                let (x, y) = ends(*d);
+                assert_eq!(ends(*k), (y, x), "{routers:?}: data {data:?}, acks {acks:?}");
+            }
+        }
+        assert_eq!(g.route(&names(&["R0", "R0"]), "f"), Err("f: 'R0' follows itself".into()));
+        assert_eq!(g.route(&names(&["R0"]), "f"), Err("f: give at least the first and the last router".into()));
+    }
+
+    #[test]
+    fn networks_are_validated_field_by_field() {
+        assert_eq!(chain().validate(), Ok(()));
+        let err = |edit: &dyn Fn(&mut NetworkConfig)| {
+            let mut n = chain();
+            edit(&mut n);
+            n.validate().unwrap_err()
+        };
+        assert_eq!(err(&|n| n.nodes[3] = "R1".into()), "network.nodes[3]: router names must be non-empty and unique, got 'R1'");
+        assert_eq!(err(&|n| n.nodes[4] = String::new()), "network.nodes[4]: router names must be non-empty and unique, got ''");
+        assert!(err(&|n| n.bottleneck[1] = "X".into()).starts_with("network.bottleneck: no router named 'X' (routers: R0, R1, R2, R3, R4)"));
+        assert_eq!(err(&|n| n.bottleneck[1] = "R0".into()), "network.bottleneck: the bottleneck must join two different routers");
+        assert!(err(&|n| n.links[0].from = "Q".into()).starts_with("network.links[0].from: no router named 'Q'"));
+        assert!(err(&|n| n.links[0].to = "Q".into()).starts_with("network.links[0].to: no router named 'Q'"));
+        assert_eq!(err(&|n| n.links[1].to = "R2".into()), "network.links[1].to: a link must join two different routers");
+        assert_eq!(err(&|n| n.links[2].rate_bps = 0), "network.links[2].rate_bps: must be > 0");
+        assert!(err(&|n| n.links[2].reverse_queue = QdiscConfig::drop_tail(QueueLimit::Packets(0))).starts_with("network.links[2].reverse_queue."));
+        let p2 = ImpairConfig { loss: LossModel::Bernoulli { p: 2.0 }, mark_instead: false, outages: vec![] };
+        assert_eq!(err(&|n| n.links[0].impairment = Some(p2.clone())), "network.links[0].impairment.loss.p: 2 is outside [0, 1]");
+        assert!(err(&|n| n.links[1].device.overhead_bytes = 70_000).starts_with("network.links[1].device."));
+        // A rate schedule: rates above 0, times that never go back (two steps at one time are
+        // in order; the later one applies).
+        let step = |at_ns, rate_bps| RateStep { at_ns, rate_bps };
+        let schedule = |s: Vec<RateStep>| {
+            let mut n = chain();
+            n.links[1].rate_schedule = s;
+            n.validate()
+        };
+        assert_eq!(schedule(vec![step(1, 5), step(1, 6), step(2, 7)]), Ok(()));
+        let bad = |i: usize| Err(format!("network.links[1].rate_schedule[{i}]: rates must be > 0 and steps in time order"));
+        assert_eq!(schedule(vec![step(2, 5), step(1, 6)]), bad(1));
+        assert_eq!(schedule(vec![step(2, 5), step(3, 0)]), bad(1));
+        assert_eq!(schedule(vec![step(0, 0)]), bad(0));
+    }
+
+    #[test]
+    fn every_time_of_the_links_is_named_for_the_range_check() {
+        let mut n = chain();
+        n.links[1].rate_schedule = vec![RateStep { at_ns: 4, rate_bps: 1 }, RateStep { at_ns: 9, rate_bps: 2 }];
+        n.links[2].impairment = Some(ImpairConfig { loss: LossModel::None, mark_instead: false, outages: vec![(20, 30)] });
+        let want: Vec<(String, Nanos)> = [
+            ("network.links[0].delay_ns", 3 * MS),
+            ("network.links[1].delay_ns", 7 * MS),
+            ("network.links[1].rate_schedule[0].at_ns", 4),
+            ("network.links[1].rate_schedule[1].at_ns", 9),
+            ("network.links[2].delay_ns", 11 * MS),
+            ("network.links[2].impairment.outages", 20),
+            ("network.links[2].impairment.outages", 30),
+        ]
+        .iter()
+        .map(|&(f, t)| (f.to_string(), t))
+        .collect();
+        assert_eq!(n.times(), want);
+        // The scenario refuses a time past 2^50 ns by that name.
+        let too_late = crate::config::MAX_TIME_NS + 1;
+        for (edit, field) in [
+            (&(|n: &mut NetworkConfig| n.links[2].delay_ns = too_late) as &dyn Fn(&mut NetworkConfig), "network.links[2].delay_ns"),
+            (&|n: &mut NetworkConfig| n.links[1].rate_schedule[1].at_ns = too_late, "network.links[1].rate_schedule[1].at_ns"),
+            (&|n: &mut NetworkConfig| n.links[2].impairment.as_mut().unwrap().outages[0].1 = too_late, "network.links[2].impairment.outages"),
+        ] {
+            let mut c = tcp_dumbbell(1, 10_000_000, 40 * MS, QueueLimit::Packets(100), 1_000 * MS);
+            let mut net = n.clone();
+            edit(&mut net);
+            c.network = Some(net);
+            let e = c.validate().unwrap_err();
+            assert!(e.starts_with(&format!("{field}: {too_late} ns is outside the accepted range")), "{e}");
+        }
+    }
+
+    /// Declared link k's random components draw from the streams the documentation gives
+    /// (NETWORK_STREAM_BASE + 4k for its forward queue, + 1 for the reverse one, + 2 for its
+    /// impairment), draw for draw: each is checked against a twin built apart with that stream,
+    /// a RED queue whose drop probability climbs to 0.5 over 600 arrivals and a Bernoulli
+    /// impairment of p = 0.5.
+    #[test]
+    fn each_declared_link_draws_from_its_documented_streams() {
+        let red: QdiscConfig = serde_json::from_str(r#"{"type":"red","profile":"ns2","limit":{"packets":2000},"min_th":0,"max_th":600,"w_q":1.0,"max_p":0.5,"wait":false}"#).unwrap();
+        let imp = ImpairConfig { loss: LossModel::Bernoulli { p: 0.5 }, mark_instead: false, outages: vec![] };
+        let mut net = chain();
+        for l in &mut net.links {
+            (l.queue, l.reverse_queue, l.impairment) = (red.clone(), red.clone(), Some(imp.clone()));
+        }
+        let mut cfg = tcp_dumbbell(1, 10_000_000, 40 * MS, QueueLimit::Packets(100), 1_000 * MS);
+        cfg.seed = 11;
+        let mut links = Vec::new();
+        net.build(&cfg, &mut links);
+        let admitted = |q: &mut Qdisc| -> Vec<bool> { (0..600).map(|i| q.enqueue(0, Pkt::new(i, 1000, 0), &mut Vec::new())).collect() };
+        let fates = |imp: &mut Impairment| -> Vec<Fate> { (0..1000).map(|t| imp.judge(t, Ecn::NotEct)).collect() };
+        let info = LinkInfo { rate_bps: 10_000_000, mtu: cfg.bottleneck.mtu };
+        for k in 0..3 {
+            let base = NETWORK_STREAM_BASE + 4 * k as u64;
+            for (dir, stream) in [(0, base), (1, base + 1)] {
+                let got = admitted(links[2 * k + dir].qdisc.as_mut().unwrap());
+                let dropped = got.iter().filter(|&&a| !a).count();
+                assert!((50..=250).contains(&dropped), "link {k} direction {dir}: {dropped} early drops");
+                assert_eq!(got, admitted(&mut red.build(info, Rng::stream(11, stream))), "link {k} direction {dir}");
+            }
+            let got = fates(links[2 * k].impairment.as_mut().unwrap());
+            assert_eq!(got, fates(&mut Impairment::new(imp.clone(), Rng::stream(11, base + 2))), "link {k} impairment");
+            assert!(links[2 * k + 1].impairment.is_none(), "the impairment is on the forward direction only");
+        }
+    }
+}

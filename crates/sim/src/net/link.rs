@@ -313,6 +313,82 @@ mod tests {
         assert_eq!(g.serialize(1500), 12_000);
     }
 
+    /// The rounding rule, from the physics rather than from the code: a link sending back to
+    /// back at R bit/s ends its k-th packet S_k / R s after it began, S_k being the bits of
+    /// packets 1..=k with their framing. A clock of whole ns that is never ahead of that
+    /// instant and never a whole ns behind it reads ⌊S_k·10⁹ / R⌋, so packet k takes
+    /// ⌊S_k·10⁹/R⌋ − ⌊S_(k−1)·10⁹/R⌋ ns: its exact time rounded down or up. Worked here in
+    /// u128, over random sizes, rates that divide 10⁹ and rates that do not, with and without
+    /// framing.
+    fn floored_cumulative(bits: u128, rate: u64) -> u128 {
+        bits * 1_000_000_000 / rate as u128
+    }
+
+    #[test]
+    fn each_packet_ends_at_the_floored_cumulative_time_of_the_bits_sent() {
+        let mut rng = aqm::Rng::from_seed(5);
+        for (rate, overhead) in [(15_000_000, 0), (7_000_000, 38), (999_999_937, 2), (3, 5), (1, 0), (40_000_000_000, 0)] {
+            let dev = DeviceConfig { overhead_bytes: overhead, queue_packets: 0 };
+            let mut l = Link::new("x".into(), Some(rate), 0, None).with_device(&dev);
+            let (mut bits, mut total) = (0u128, 0u128);
+            for k in 0..2000 {
+                let len = 40 + (rng.next_u64() % 1461) as u32;
+                let before = floored_cumulative(bits, rate);
+                bits += (len + overhead) as u128 * 8;
+                let want = floored_cumulative(bits, rate) - before;
+                let t = l.serialize(len) as u128;
+                assert_eq!(t, want, "rate {rate}, overhead {overhead}, packet {k} of {len} B");
+                // Within one ns of the exact time, B·8 / R s.
+                let exact_ns = (len + overhead) as f64 * 8e9 / rate as f64;
+                assert!((t as f64 - exact_ns).abs() < 1.0 + 1e-9 * exact_ns, "{t} vs {exact_ns}");
+                total += t;
+            }
+            assert_eq!(total, floored_cumulative(bits, rate), "rate {rate}: the run's time");
+        }
+    }
+
+    #[test]
+    fn a_packet_past_64_bit_arithmetic_keeps_the_rule() {
+        // 3·10⁹ B is 2.4·10¹⁰ bits: 2.4·10¹⁹ bit·ns, past u64's 1.8·10¹⁹. At 7 bit/s,
+        // 2.4·10¹⁹ = 7 · 3 428 571 428 571 428 571 + 3: the first takes the quotient and leaves 3,
+        // the second (2.4·10¹⁹ + 3 = 7 · 3 428 571 428 571 428 571 + 6) the same and leaves 6, the
+        // third (2.4·10¹⁹ + 6 = 7 · 3 428 571 428 571 428 572 + 2) one ns more and leaves 2; a
+        // 1-byte packet then takes (8·10⁹ + 2) / 7 = 1 142 857 143 rem 1 (the 64-bit path
+        // carrying the 128-bit one's remainder).
+        let mut l = Link::new("slow".into(), Some(7), 0, None);
+        let t: Vec<Nanos> = (0..3).map(|_| l.serialize(3_000_000_000)).collect();
+        assert_eq!(t, vec![3_428_571_428_571_428_571, 3_428_571_428_571_428_571, 3_428_571_428_571_428_572]);
+        assert_eq!(l.serialize(1), 1_142_857_143);
+        // The four sum to ⌊(7.2·10¹⁹ + 8·10⁹) / 7⌋.
+        let sum: u128 = t.iter().map(|&x| x as u128).sum::<u128>() + 1_142_857_143;
+        assert_eq!(sum, floored_cumulative(3 * 24_000_000_000 + 8, 7));
+        // Same with framing at a rate that is not a divisor: the general rule.
+        let dev = DeviceConfig { overhead_bytes: 38, queue_packets: 0 };
+        let mut f = Link::new("framed".into(), Some(999_999_937), 0, None).with_device(&dev);
+        let mut bits = 0u128;
+        for len in [3_000_000_000u32, 1500, 4_000_000_000, 40, 2_500_000_000] {
+            let before = floored_cumulative(bits, 999_999_937);
+            bits += (len as u128 + 38) * 8;
+            assert_eq!(f.serialize(len) as u128, floored_cumulative(bits, 999_999_937) - before, "{len} B");
+        }
+    }
+
+    #[test]
+    fn a_rate_change_restarts_the_carried_remainder() {
+        // 500 B at 15 Mb/s: 4·10¹² bit·ns = 15·10⁶ · 266 666 + 10⁷, so 266 666 ns and a
+        // remainder of 10⁷ carried. Set to the same rate, the link starts a new run: the next
+        // packet takes 266 666 ns again, not the 266 667 the carry would give.
+        let mut l = Link::new("x".into(), Some(15_000_000), 0, None);
+        assert_eq!(l.serialize(500), 266_666);
+        l.set_rate(15_000_000);
+        assert_eq!(l.rate_bps, Some(15_000_000));
+        assert_eq!(l.serialize(500), 266_666);
+        assert_eq!(l.serialize(500), 266_667);
+        // A new rate: 1000 B at 3 Mb/s is 2 666 666.67 ns, rounded down as a run's first packet.
+        l.set_rate(3_000_000);
+        assert_eq!(l.serialize(1000), 2_666_666);
+    }
+
     #[test]
     fn overhead_is_serialized_with_the_packet() {
         // Ethernet framing: 1500 + 38 bytes at 1 Gb/s is 1538·8 ns = 12 304 ns, the figure of

@@ -191,6 +191,23 @@ impl Arena {
 mod tests {
     use super::*;
 
+    /// An ACK packet carries everything the receiver put in it: the cumulative ACK, the echoed
+    /// timestamp, ECE, Accurate ECN's ACE counter (RFC 9768: which starts at 5, so 0 would be a
+    /// change of 3 CE marks to the sender), the connection and the SACK blocks, at 40 bytes.
+    #[test]
+    fn an_ack_carries_the_receivers_fields() {
+        let mut sack = [(0, 0); MAX_SACK_BLOCKS];
+        sack[0] = (120, 125);
+        sack[1] = (130, 131);
+        let out = AckOut { ack: 100, sack, n_sack: 2, ece: true, ace: 5, echo: 7_000 };
+        let p = Packet::ack(3, 9, &out);
+        assert_eq!((p.flow, p.conn, p.kind, p.len), (3, 9, Kind::Ack, HEADER_BYTES));
+        assert_eq!((p.seq, p.ts, p.ece, p.ace, p.n_sack, p.cwr), (100, 7_000, true, 5, 2, false));
+        let mut a = Arena::default();
+        let id = a.alloc(p, &sack[..2]);
+        assert_eq!(a.sack_blocks(id)[..2], sack[..2]);
+    }
+
     #[test]
     fn arena_reuses_freed_slots() {
         let mut a = Arena::default();

@@ -187,4 +187,37 @@ mod tests {
         // link at hop 1, index 3 + 1.
         assert_eq!((plan.step(3).link, plan.step(3).next), (Some(3), 4));
     }
+
+    /// Pure-delay links share a delay line when they have the same delay and are reached from
+    /// the same link (or both from their hosts): the far access links of flows crossing one
+    /// rated link, as a dumbbell's receivers' are. One with another delay, or reached from
+    /// another link, has its own; so has every rated link.
+    #[test]
+    fn delay_lines_are_shared_by_equal_delays_reached_from_the_same_link() {
+        let pure = |name: &str, delay| Link::new(name.into(), None, delay, None);
+        let rated = |name: &str| Link::new(name.into(), Some(10_000_000), 1_000, None);
+        let links = vec![
+            pure("a0", 2_000),
+            pure("a1", 2_000),
+            rated("r"),
+            pure("far0", 4_000),
+            pure("far1", 4_000),
+            pure("far2", 6_000),
+            rated("s"),
+            pure("far3", 4_000),
+        ];
+        let mut routes = Routes::default();
+        for (access, far) in [(0, 3), (1, 4), (0, 5)] {
+            routes.push(&[&[access, 2, far]]);
+        }
+        routes.push(&[&[1, 6, 7]]);
+        let line = delay_lines(&links, &routes);
+        // a0 and a1 (from their hosts, 2 µs); far0 and far1 (from r, 4 µs).
+        assert_eq!(line[0], line[1]);
+        assert_eq!(line[3], line[4]);
+        // far2 (6 µs) and far3 (from s) apart; r and s each their own.
+        let distinct: std::collections::HashSet<u32> = [line[0], line[2], line[3], line[5], line[6], line[7]].into();
+        assert_eq!(distinct.len(), 6, "{line:?}");
+        assert_eq!(Plan::new(&links, &routes).lines(), 6);
+    }
 }

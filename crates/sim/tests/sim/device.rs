@@ -146,3 +146,24 @@ fn device_settings_are_validated() {
     c.bottleneck.device.overhead_bytes = 70_000;
     assert_eq!(simulation(c).err().unwrap(), "bottleneck.device.overhead_bytes: 70000 is outside the accepted range [0, 65535]");
 }
+
+#[test]
+fn a_packet_waiting_in_the_device_queue_has_left_the_discipline() {
+    // 12 Mb/s of 1000-B datagrams into 10 Mb/s (800 us each) with a 50-packet DropTail above a
+    // 3-packet device queue, no warm-up. The first packet reaches the link at 20 ms and from
+    // then on the transmitter never idles (a packet arrives every 666.67 us), so transmissions
+    // start at 20 ms + 800 us·j, and the discipline refills the device the instant one goes on
+    // the wire. At 1 s + 123 ns: (980 000 123 / 800 000) = 1225.0002, so 1226 transmissions
+    // have started and 3 more packets wait below the discipline: 1229 departures from it. The
+    // queue's books balance with them: arrivals = departures + drops + what it holds.
+    let mut c = cbr(12_000_000, 50, 2 * S);
+    c.bottleneck.device = DeviceConfig { overhead_bytes: 0, queue_packets: 3 };
+    let mut sim = simulation(c).unwrap();
+    sim.run_until(S + 123);
+    let q = sim.summary().queues[0].counts;
+    assert_eq!(q.departures, 1226 + 3, "{q:?}");
+    // Datagrams sent at ⌊i · 666 666.67⌋ ns reach the link 20 ms later: i = 0 ..= 1470 by then.
+    assert_eq!(q.arrivals, 1471, "{q:?}");
+    assert_eq!(q.arrivals, q.departures + q.drops_overflow + q.resident_packets, "{q:?}");
+    assert!(q.resident_packets == 49 || q.resident_packets == 50, "{q:?}");
+}

@@ -153,3 +153,23 @@ fn flow_schedule_adds_and_removes_groups() {
     }
     assert!(s.flows[10..30].windows(2).any(|w| w[0].start_s != w[1].start_s));
 }
+
+#[test]
+fn a_busy_link_starts_each_packet_at_the_floored_cumulative_time() {
+    // 1000 B datagrams at 4 Mb/s (one every 2 ms) into a 3 Mb/s bottleneck, where each takes
+    // 8000 bits / 3 Mb/s = 2 666 666.67 ns: from the first arrival, at the 20 ms access delay,
+    // the link never idles. The k-th packet's transmission then starts when the k before it
+    // have been sent, k·8000 bits at 3 Mb/s after 20 ms, on a clock of whole ns that is never
+    // ahead of that instant nor a whole ns behind it: 20 ms + ⌊k · 8·10¹² / (3·10⁶)⌋ ns. The
+    // 300th starts at 20 ms + 800 ms exactly.
+    let mut c = udp_config(4_000_000, 1000, S);
+    c.bottleneck.rate_bps = 3_000_000;
+    c.traces.sojourn = true;
+    let mut sim = simulation(c).unwrap();
+    sim.run();
+    let t = &sim.traces;
+    let want: Vec<u64> = (0..=300u64).map(|k| 20 * MS + k * 8_000_000_000_000 / 3_000_000).collect();
+    assert_eq!(t.sojourn_t[..=300], want[..]);
+    assert_eq!(want[300], 820 * MS);
+    assert_eq!(sim.summary().dropped, 0);
+}
